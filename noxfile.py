@@ -1,0 +1,60 @@
+"""Tasks for the cuda-template repository: `nox -l` lists them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2025.2.9"
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.sessions = ["lint", "tests"]
+
+ROOT = Path(__file__).parent
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Render the template across the answer matrix and test every result (slow included)."""
+    session.install("--group", "test")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests_quick(session: nox.Session) -> None:
+    """Template tests that render but do not build or install (a minute or so)."""
+    session.install("--group", "test")
+    session.run("pytest", "-m", "not slow", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """Ruff and mypy --strict on the repository's own Python (tests and this file)."""
+    session.install("--group", "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+
+
+@nox.session(python=PYTHON)
+def example(session: nox.Session) -> None:
+    """Render a project from this checkout for a look: `nox -s example -- DIR [key=value ...]`."""
+    session.install("copier>=9.7")
+    args = list(session.posargs) or ["example"]
+    dst, answers = args[0], args[1:]
+    data = [arg for answer in answers for arg in ("--data", answer)]
+    # --vcs-ref HEAD renders the working tree including uncommitted edits.
+    session.run(
+        "copier",
+        "copy",
+        "--defaults",
+        "--overwrite",
+        "--vcs-ref",
+        "HEAD",
+        *data,
+        str(ROOT),
+        dst,
+        env={"COPIER_SETTINGS_PATH": os.devnull},
+    )

@@ -1,0 +1,225 @@
+"""Fixtures that render the template from the working tree and build what it renders.
+
+Every render goes through Copier's Python API with ``unsafe=False``: a template that needed
+``--trust`` would fail here first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+WORKING_TREE_TAG = "v0.0.0"
+
+# The render matrix: each entry names the answers it sets; the rest are defaults.
+ALL_LIBRARIES = ["cupy", "numba", "cuda-python", "pycuda", "torch", "jax"]
+RENDER_MATRIX: dict[str, dict[str, Any]] = {
+    "defaults": {},
+    "cuda12": {"cuda_major": 12, "license": "BSD-3-Clause"},
+    "no-libraries": {
+        "gpu_libraries": [],
+        "docker": False,
+        "ci": "none",
+        "docs": "none",
+        "python_min": "3.10",
+    },
+    "all-cuda12": {
+        "cuda_major": 12,
+        "gpu_libraries": ALL_LIBRARIES,
+        "ci": "gitlab",
+        "license": "Apache-2.0",
+        "python_min": "3.12",
+    },
+    "all-cuda13": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.13"},
+}
+
+
+def load_computed(name: str) -> Any:
+    """Return the default of a computed (``when: false``) value from ``includes/``."""
+    for path in sorted((REPO_ROOT / "includes").glob("*.yml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if name in data:
+            return data[name]["default"]
+    raise KeyError(f"no computed value named {name!r} in includes/")
+
+
+class _CopierYamlLoader(yaml.SafeLoader):
+    """A YAML loader that reads copier.yml, leaving its ``!include`` lines unresolved."""
+
+
+_CopierYamlLoader.add_constructor("!include", lambda loader, node: None)
+
+
+def copier_questions() -> dict[str, Any]:
+    """The questions copier.yml asks (settings and included computed values left out)."""
+    documents = yaml.load_all((REPO_ROOT / "copier.yml").read_text("utf-8"), _CopierYamlLoader)
+    return {
+        key: spec
+        for document in documents
+        if isinstance(document, dict)
+        for key, spec in document.items()
+        if not key.startswith("_")
+    }
+
+
+def run(cmd: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> str:
+    """Run a command and return its output; on failure, fail the test with that output."""
+    proc = subprocess.run(
+        cmd,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"`{' '.join(cmd)}` exited {proc.returncode} in {cwd}\n"
+            f"--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}",
+            pytrace=False,
+        )
+    return proc.stdout + proc.stderr
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run git with a fixed identity and no user configuration."""
+    return run(["git", *args], cwd=cwd)
+
+
+def snapshot_working_tree(dst: Path, tag: str = WORKING_TREE_TAG) -> Path:
+    """Copy tracked and untracked-but-not-ignored files into a fresh repo, commit and tag it.
+
+    Rendering from the tag makes uncommitted edits testable and keeps ``_commit`` stable.
+    """
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    dst.mkdir(parents=True)
+    for rel in filter(None, listed.split("\0")):
+        src = REPO_ROOT / rel
+        if not src.is_file():  # deleted in the working tree but still in the index
+            continue
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target)
+    git("init", "-q", "-b", "main", cwd=dst)
+    git("add", "-A", cwd=dst)
+    git("commit", "-q", "-m", "snapshot of the working tree", cwd=dst)
+    git("tag", tag, cwd=dst)
+    return dst
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the user's Copier settings and git configuration out of every render."""
+    home = tmp_path_factory.mktemp("home")
+    settings = home / "copier-settings.yml"
+    settings.write_text("{}\n", encoding="utf-8")
+    overrides = {
+        "COPIER_SETTINGS_PATH": str(settings),
+        "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Template Tests",
+        "GIT_AUTHOR_EMAIL": "tests@example.org",
+        "GIT_COMMITTER_NAME": "Template Tests",
+        "GIT_COMMITTER_EMAIL": "tests@example.org",
+    }
+    saved = {key: os.environ.get(key) for key in overrides}
+    os.environ.update(overrides)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def template_repo(tmp_path_factory: pytest.TempPathFactory, isolated_environment: None) -> Path:
+    """The working tree, committed and tagged in a throw-away repository."""
+    return snapshot_working_tree(tmp_path_factory.mktemp("template") / "repo")
+
+
+Render = Callable[..., Path]
+
+
+def copy_template(src: Path, dst: Path, answers: Mapping[str, Any], vcs_ref: str) -> Path:
+    """Render ``src`` at ``vcs_ref`` into ``dst``, untrusted; unanswered questions take defaults."""
+    from copier import run_copy
+
+    run_copy(
+        str(src),
+        dst,
+        data=dict(answers),
+        defaults=True,
+        unsafe=False,
+        vcs_ref=vcs_ref,
+        quiet=True,
+    )
+    return dst
+
+
+@pytest.fixture(scope="session")
+def render(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Render:
+    """Render the working tree with the given answers into a new folder and return it."""
+
+    def _render(answers: Mapping[str, Any] | None = None, name: str = "project") -> Path:
+        dst = tmp_path_factory.mktemp("render") / name
+        return copy_template(template_repo, dst, answers or {}, WORKING_TREE_TAG)
+
+    return _render
+
+
+@dataclass(frozen=True)
+class Built:
+    """A rendered project with its sdist, wheel and a venv that has the wheel installed."""
+
+    answers: dict[str, Any]
+    project: Path
+    sdist: Path
+    wheel: Path
+    venv_python: Path
+
+    def answer(self, key: str) -> Any:
+        """The answer Copier recorded for ``key`` (defaults included)."""
+        recorded = yaml.safe_load((self.project / ".copier-answers.yml").read_text("utf-8"))
+        return recorded[key]
+
+
+def build_and_install(project: Path, answers: dict[str, Any]) -> Built:
+    """Build sdist and wheel with uv, then install the wheel and the dev group in a fresh venv.
+
+    The venv uses the project's minimum Python, so every render also proves its floor.
+    """
+    recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    python = recorded["python_min"]
+    run(["uv", "build", "--quiet", "--python", python, "--out-dir", "dist"], cwd=project)
+    sdist = next((project / "dist").glob("*.tar.gz"))
+    wheel = next((project / "dist").glob("*.whl"))
+    venv = project.parent / "venv"
+    run(["uv", "venv", "--quiet", "--python", python, str(venv)], cwd=project)
+    env = {"VIRTUAL_ENV": str(venv)}
+    run(["uv", "pip", "install", "--quiet", str(wheel), "--group", "dev"], cwd=project, env=env)
+    bindir = "Scripts" if sys.platform == "win32" else "bin"
+    return Built(dict(answers), project, sdist, wheel, venv / bindir / "python")
+
+
+@pytest.fixture(scope="session", params=sorted(RENDER_MATRIX))
+def built(request: pytest.FixtureRequest, render: Render) -> Built:
+    """Each render of the matrix, built and installed once per test session."""
+    answers = RENDER_MATRIX[request.param]
+    project = render(answers, name=request.param)
+    return build_and_install(project, answers)

@@ -1,0 +1,145 @@
+"""The CUDA matrix in includes/cuda-matrix.yml is the only source of every rendered CUDA fact."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ALL_LIBRARIES, Render, load_computed
+from packaging.requirements import Requirement
+
+MATRIX: dict[str, Any] = load_computed("cuda_matrix")
+MAJORS = sorted(MATRIX["majors"])
+
+
+def pyproject(project: Path) -> dict[str, Any]:
+    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+
+
+@pytest.fixture(scope="module", params=MAJORS)
+def full_render(request: pytest.FixtureRequest, render: Render) -> tuple[str, Path]:
+    """Every library, Docker and GitHub CI, for one CUDA major."""
+    answers = {
+        "cuda_major": int(request.param),
+        "gpu_libraries": ALL_LIBRARIES,
+        "python_min": "3.11",
+        "docker": True,
+        "ci": "github",
+    }
+    return request.param, render(answers, name=f"matrix-{request.param}")
+
+
+def test_every_requirement_in_the_matrix_parses() -> None:
+    for major in MAJORS:
+        entry = MATRIX["majors"][major]
+        for reqs in entry["requirements"].values():
+            for req in reqs:
+                Requirement(req)
+        for req in entry["guard_requirements"]:
+            Requirement(req)
+
+
+def test_every_major_offers_every_library_with_a_python_floor() -> None:
+    for major in MAJORS:
+        entry = MATRIX["majors"][major]
+        assert sorted(entry["requirements"]) == sorted(ALL_LIBRARIES)
+        assert sorted(entry["python_min"]) == sorted(ALL_LIBRARIES)
+        for floor in entry["python_min"].values():
+            assert floor in MATRIX["python_versions"]
+
+
+def test_cuda_wheels_name_their_own_major() -> None:
+    # cupy-cudaNNx, numba-cuda[cuNN], cuda-toolkit==NN.*: a wheel of the other major in an entry
+    # is exactly the mixed install the matrix exists to prevent.
+    for major in MAJORS:
+        entry = MATRIX["majors"][major]
+        other = next(m for m in MAJORS if m != major)
+        text = " ".join(r for reqs in entry["requirements"].values() for r in reqs)
+        assert f"cupy-cuda{major}x" in text
+        assert f"numba-cuda[cu{major}]" in text
+        assert f"cuda{other}" not in text
+        assert f"cu{other}]" not in text
+        assert entry["guard_requirements"] == [f"cuda-toolkit=={major}.*"]
+        assert entry["image"].startswith(f"nvidia/cuda:{major}.")
+        assert entry["image"].endswith("-base-ubuntu24.04")
+        assert entry["torch_index_tag"].startswith(major)
+
+
+def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
+    full_render: tuple[str, Path],
+) -> None:
+    major, project = full_render
+    entry = MATRIX["majors"][major]
+    extras = pyproject(project)["project"]["optional-dependencies"]
+    expected = [r for lib in ALL_LIBRARIES for r in entry["requirements"][lib]]
+    assert extras == {f"cuda{major}": expected + entry["guard_requirements"]}
+
+
+def test_extra_lists_only_selected_libraries(render: Render) -> None:
+    project = render({"cuda_major": 12, "gpu_libraries": ["numba"]}, name="numba-only")
+    extra = pyproject(project)["project"]["optional-dependencies"]["cuda12"]
+    assert extra == MATRIX["majors"]["12"]["requirements"]["numba"] + ["cuda-toolkit==12.*"]
+
+
+def test_no_library_means_no_gpu_extra(render: Render) -> None:
+    project = render({"gpu_libraries": []}, name="no-extra")
+    assert "optional-dependencies" not in pyproject(project)["project"]
+
+
+def test_classifiers_list_the_supported_pythons_from_the_floor(render: Render) -> None:
+    project = render({"python_min": "3.12"}, name="py312")
+    classifiers = pyproject(project)["project"]["classifiers"]
+    listed = [c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r".*Python :: 3\.\d+", c)]
+    floor = MATRIX["python_versions"].index("3.12")
+    assert listed == MATRIX["python_versions"][floor:]
+
+
+def test_torch_comes_from_the_pytorch_index_of_the_chosen_major(
+    full_render: tuple[str, Path],
+) -> None:
+    major, project = full_render
+    tag = MATRIX["majors"][major]["torch_index_tag"]
+    uv = pyproject(project)["tool"]["uv"]
+    assert uv["index"] == [
+        {
+            "name": f"pytorch-cu{tag}",
+            "url": f"https://download.pytorch.org/whl/cu{tag}",
+            "explicit": True,
+        }
+    ]
+    assert uv["sources"]["torch"] == [{"index": f"pytorch-cu{tag}", "extra": f"cuda{major}"}]
+
+
+def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) -> None:
+    major, project = full_render
+    dockerfile = (project / "Dockerfile").read_text("utf-8")
+    assert f"ARG CUDA_IMAGE={MATRIX['majors'][major]['image']}\n" in dockerfile
+    assert f'".[cuda{major}]"' in dockerfile
+
+
+def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[str, Path]) -> None:
+    major, project = full_render
+    entry = MATRIX["majors"][major]
+    readme = (project / "README.md").read_text("utf-8")
+    assert f"CUDA {entry['toolkit_range']} (Linux driver >= {entry['min_driver_linux']})" in readme
+    assert f"https://download.pytorch.org/whl/cu{entry['torch_index_tag']}" in readme
+
+
+def test_no_rendered_file_names_a_cuda_version_the_matrix_does_not(
+    full_render: tuple[str, Path],
+) -> None:
+    # A hand-typed version anywhere in the output would drift from the matrix on the next bump.
+    major, project = full_render
+    entry = MATRIX["majors"][major]
+    allowed = set(re.findall(r"\d+\.\d+(?:\.\d+)*", str(entry))) | set(MATRIX["python_versions"])
+    for path in project.rglob("*"):
+        if not path.is_file() or path.name == "LICENSE":
+            continue
+        for line in path.read_text("utf-8").splitlines():
+            if "cuda" not in line.lower():
+                continue
+            for version in re.findall(r"(?<![\w.])1[23]\.\d+(?:\.\d+)*", line):
+                assert version in allowed, f"{path.name}: {line.strip()}"

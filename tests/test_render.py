@@ -1,0 +1,106 @@
+"""What every render must look like, before anything is built: files, syntax, answers."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import RENDER_MATRIX, Render, copier_questions
+
+# `${{ ... }}` is GitHub Actions syntax, not Jinja; anything else opening a Jinja tag is a leak.
+JINJA_MARKERS = re.compile(r"(?<!\$)\{\{|\{%|\{#|%\}|#\}")
+
+
+def rendered_files(project: Path) -> list[Path]:
+    return sorted(p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
+@pytest.fixture(scope="module", params=sorted(RENDER_MATRIX))
+def rendered(request: pytest.FixtureRequest, render: Render) -> tuple[dict[str, Any], Path]:
+    answers = RENDER_MATRIX[request.param]
+    return answers, render(answers, name=request.param)
+
+
+def test_no_jinja_marker_is_left_in_any_file_or_name(rendered: tuple[dict[str, Any], Path]) -> None:
+    _, project = rendered
+    leftovers = [
+        str(path.relative_to(project))
+        for path in rendered_files(project)
+        if JINJA_MARKERS.search(str(path.relative_to(project)))
+        or JINJA_MARKERS.search(path.read_text(encoding="utf-8"))
+    ]
+    assert leftovers == []
+
+
+def test_every_toml_yaml_and_python_file_parses(rendered: tuple[dict[str, Any], Path]) -> None:
+    _, project = rendered
+    checked = 0
+    for path in rendered_files(project):
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".toml":
+            tomllib.loads(text)
+        elif path.suffix in {".yml", ".yaml"}:
+            yaml.safe_load(text)
+        elif path.suffix == ".py":
+            ast.parse(text, filename=str(path))
+        else:
+            continue
+        checked += 1
+    assert checked >= 5  # pyproject, answers, pre-commit, noxfile, package: at the least
+
+
+def test_package_lives_under_src_with_its_type_marker(
+    rendered: tuple[dict[str, Any], Path],
+) -> None:
+    _, project = rendered
+    package = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))["package_name"]
+    assert (project / "src" / package / "__init__.py").is_file()
+    assert (project / "src" / package / "py.typed").is_file()
+
+
+def test_optional_files_follow_the_answers(rendered: tuple[dict[str, Any], Path]) -> None:
+    _, project = rendered
+    answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    expected = {
+        "Dockerfile": answers["docker"],
+        "compose.yaml": answers["docker"],
+        ".dockerignore": answers["docker"],
+        ".github/workflows/ci.yml": answers["ci"] == "github",
+        ".gitlab-ci.yml": answers["ci"] == "gitlab",
+        "mkdocs.yml": answers["docs"] == "mkdocs",
+        "docs/index.md": answers["docs"] == "mkdocs",
+    }
+    present = {name: (project / name).is_file() for name in expected}
+    assert present == expected
+
+
+def test_license_file_matches_the_chosen_license(rendered: tuple[dict[str, Any], Path]) -> None:
+    _, project = rendered
+    answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    first_line = {
+        "MIT": "MIT License",
+        "BSD-3-Clause": "BSD 3-Clause License",
+        "Apache-2.0": "Apache License",
+    }[answers["license"]]
+    assert first_line in (project / "LICENSE").read_text("utf-8").splitlines()[0]
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    assert pyproject["project"]["license"] == answers["license"]
+
+
+def test_answers_file_records_every_question_and_no_computed_value(render: Render) -> None:
+    project = render({}, name="answers")
+    answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    assert set(answers) == set(copier_questions()) | {"_commit", "_src_path"}
+
+
+def test_defaults_derive_names_from_the_project_name(render: Render) -> None:
+    project = render({"project_name": "Fast Fourier-Things 2"}, name="derived")
+    answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    assert answers["package_name"] == "fast_fourier_things_2"
+    assert answers["distribution_name"] == "fast-fourier-things-2"
+    assert (project / "src" / "fast_fourier_things_2" / "__init__.py").is_file()
