@@ -39,6 +39,13 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def matrix_page(session: nox.Session) -> None:
+    """Regenerate docs/cuda-matrix.md from includes/cuda-matrix.yml."""
+    session.install("pyyaml>=6")
+    session.run("python", "tools/matrix_page.py")
+
+
+@nox.session(python=PYTHON)
 def example(session: nox.Session) -> None:
     """Render a project from this checkout for a look: `nox -s example -- DIR [key=value ...]`."""
     session.install("copier>=9.7")

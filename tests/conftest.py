@@ -211,10 +211,11 @@ def build_and_install(project: Path, answers: dict[str, Any]) -> Built:
     wheel = next((project / "dist").glob("*.whl"))
     venv = project.parent / "venv"
     run(["uv", "venv", "--quiet", "--python", python, str(venv)], cwd=project)
-    env = {"VIRTUAL_ENV": str(venv)}
-    run(["uv", "pip", "install", "--quiet", str(wheel), "--group", "dev"], cwd=project, env=env)
-    bindir = "Scripts" if sys.platform == "win32" else "bin"
-    return Built(dict(answers), project, sdist, wheel, venv / bindir / "python")
+    venv_python = venv / ("Scripts" if sys.platform == "win32" else "bin") / "python"
+    # --python, not VIRTUAL_ENV: nox's own environment variables must not redirect the install.
+    install = ["uv", "pip", "install", "--quiet", "--python", str(venv_python)]
+    run([*install, str(wheel), "--group", "dev"], cwd=project)
+    return Built(dict(answers), project, sdist, wheel, venv_python)
 
 
 @pytest.fixture(scope="session", params=sorted(RENDER_MATRIX))
