@@ -1,0 +1,40 @@
+"""Pick a multiprocessing start method that survives CUDA."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
+__all__ = ["cuda_may_be_initialised", "mp_context"]
+
+# Importing any of these can create a CUDA context; a forked child then inherits a context it
+# cannot use and fails with "initialization error" or hangs.
+_CUDA_MODULES = (
+    "cupy",
+    "numba.cuda",
+    "cuda.bindings",
+    "cuda.core",
+    "pycuda.driver",
+    "torch",
+    "jax",
+)
+
+
+def cuda_may_be_initialised() -> bool:
+    """True once a library that can initialise CUDA has been imported in this process."""
+    return any(name in sys.modules for name in _CUDA_MODULES)
+
+
+def mp_context() -> BaseContext:
+    """A multiprocessing context safe for this process: ``spawn`` once CUDA may be initialised.
+
+    Before any CUDA library is imported the platform default is kept (``fork`` is fast on Linux);
+    afterwards ``spawn`` starts children from a fresh interpreter, which CUDA requires.
+    """
+    if cuda_may_be_initialised():
+        return multiprocessing.get_context("spawn")
+    return multiprocessing.get_context()
