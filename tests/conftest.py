@@ -72,12 +72,18 @@ def copier_questions() -> dict[str, Any]:
     }
 
 
-def run(cmd: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> str:
+def run(
+    cmd: list[str],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    input_text: str | None = None,
+) -> str:
     """Run a command and return its output; on failure, fail the test with that output."""
     proc = subprocess.run(
         cmd,
         cwd=cwd,
         env={**os.environ, **(env or {})},
+        input=input_text,
         capture_output=True,
         text=True,
         check=False,

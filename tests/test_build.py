@@ -51,6 +51,15 @@ def test_wheel_holds_the_package_its_type_marker_and_license(built: Built) -> No
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
 
 
+def test_import_benchmark_prints_its_table(built: Built) -> None:
+    out = run(
+        [str(built.venv_python), "benchmarks/import_cost.py", "--runs", "1"], cwd=built.project
+    )
+    assert "CuPy not installed" in out
+    for row in ("import numpy", "first is_cuda_available()", "cached is_cuda_available()"):
+        assert row in out
+
+
 def test_generated_tests_pass_against_the_installed_wheel(built: Built) -> None:
     package = built.answer("package_name")
     where = run(

@@ -8,8 +8,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from array_api_compat import array_namespace as _compat_namespace
-from array_api_compat import is_cupy_array
 
 from ._detect import GPUUnavailableError, backend
 
@@ -61,7 +59,8 @@ def get_xp() -> ModuleType:
 
 def is_gpu_array(a: object) -> bool:
     """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
-    return bool(is_cupy_array(a))
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and isinstance(a, cupy.ndarray)
 
 
 def array_namespace(*arrays: object) -> Any:
@@ -73,7 +72,9 @@ def array_namespace(*arrays: object) -> Any:
     present = [a for a in arrays if a is not None and not isinstance(a, (int, float, complex))]
     if not present:
         return importlib.import_module(f"array_api_compat.{backend().name}")
-    return _compat_namespace(*present)
+    from array_api_compat import array_namespace as compat_namespace
+
+    return compat_namespace(*present)
 
 
 def to_cpu(a: Any) -> NDArray[Any]:

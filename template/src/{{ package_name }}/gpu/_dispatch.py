@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import logging
 import sys
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -16,8 +15,6 @@ __all__ = ["gpu_dispatch"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-logger = logging.getLogger(__name__)
 
 
 def _has_gpu_array(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -69,7 +66,9 @@ def gpu_dispatch(
             except Exception as exc:
                 if not (oom_fallback and _is_out_of_memory(exc)):
                     raise
-                logger.warning(
+                import logging  # here, not at import: only a fallback needs it
+
+                logging.getLogger(__name__).warning(
                     "%s: GPU out of memory (%s); running the CPU implementation on host copies "
                     "of the arguments, so the result is a NumPy array",
                     gpu.__qualname__,

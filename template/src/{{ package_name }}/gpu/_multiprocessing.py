@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,8 @@ def mp_context() -> BaseContext:
     Before any CUDA library is imported the platform default is kept (``fork`` is fast on Linux);
     afterwards ``spawn`` starts children from a fresh interpreter, which CUDA requires.
     """
+    import multiprocessing  # here, not at import: it costs milliseconds most programs never use
+
     if cuda_may_be_initialised():
         return multiprocessing.get_context("spawn")
     return multiprocessing.get_context()

@@ -1,0 +1,217 @@
+"""The real CUDA wheels, on a machine without a GPU or driver.
+
+This machine behaves like a laptop with a broken driver: the wheels install and import, and
+CUDA reports cudaErrorInsufficientDriver (35). That is the most realistic fallback test there is,
+so rendered projects are installed with the genuine ``cupy-cudaNNx`` and ``numba-cuda[cuNN]``
+wheels and must still import, choose NumPy and say why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import Built, Render, build_and_install, load_computed, run
+from packaging.requirements import Requirement
+
+pytestmark = pytest.mark.slow
+
+MATRIX = load_computed("cuda_matrix")
+MAJORS = sorted(MATRIX["majors"])
+# Resolvable from PyPI alone: torch comes from PyTorch's own index, which the test machines lack.
+PYPI_LIBRARIES = ["cupy", "numba", "cuda-python", "jax"]
+
+
+def without_extras(requirement: str) -> str:
+    """``cupy-cuda12x[ctk]>=14`` -> ``cupy-cuda12x>=14``: the wheel itself, not the toolkit."""
+    req = Requirement(requirement)
+    return f"{req.name}{req.specifier}"
+
+
+# Resolve for Linux x86_64 and Python 3.11, whatever machine runs the tests.
+UV_COMPILE = [
+    *("uv", "pip", "compile", "--quiet", "--no-header", "--no-annotate"),
+    *("--python-version", "3.11", "--python-platform", "x86_64-manylinux_2_28"),
+]
+
+
+def compile_requirements(requirements: list[str], cwd: Path) -> dict[str, str]:
+    """Resolve for Linux x86_64 and Python 3.11 with uv; return {name: version}."""
+    out = run(
+        [*UV_COMPILE, "-"],
+        cwd=cwd,
+        input_text="\n".join(requirements) + "\n",
+    )
+    pins = dict(re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+)", out, flags=re.MULTILINE))
+    assert pins, f"uv pip compile printed no pins:\n{out}"
+    return pins
+
+
+CUDA_LINKED = re.compile(r"^(cuda-bindings|cuda-toolkit|nvidia-cuda-(runtime|nvrtc)(-cu\d+)?)$")
+
+
+def cuda_majors(pins: dict[str, str]) -> set[str]:
+    """The CUDA majors that the CUDA-linked pins of a resolution belong to."""
+    return {version.split(".")[0] for name, version in pins.items() if CUDA_LINKED.match(name)}
+
+
+def test_plain_cupy_and_numba_cuda_mix_cuda_majors(tmp_path: Path) -> None:
+    # Why the matrix exists: without numba-cuda's [cu12] extra, cupy for CUDA 12 lands beside
+    # cuda-bindings 13. If this ever stops failing upstream, the guard is still harmless.
+    pins = compile_requirements(["cupy-cuda12x", "numba-cuda"], tmp_path)
+    assert pins["cuda-bindings"].startswith("13.")
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_gpu_extra_resolves_to_a_single_cuda_major(
+    render: Render, tmp_path: Path, major: str
+) -> None:
+    project = render(
+        {"cuda_major": int(major), "gpu_libraries": PYPI_LIBRARIES}, name=f"resolve-{major}"
+    )
+    pins = compile_requirements([f"{project}[cuda{major}]"], tmp_path)
+    assert cuda_majors(pins) == {major}
+    other = next(m for m in MAJORS if m != major)
+    assert f"cupy-cuda{other}x" not in pins
+    assert not any(name.endswith(f"-cu{other}") for name in pins)
+
+
+def install_into(built: Built) -> list[str]:
+    """The uv command that installs into a built project's venv."""
+    return ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
+
+
+def pytest_in(built: Built) -> list[str]:
+    """The command that runs pytest in a built project's venv."""
+    return [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider"]
+
+
+@pytest.fixture(scope="module", params=MAJORS)
+def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
+    """A default render for one CUDA major with the real CuPy and numba-cuda wheels installed."""
+    major = request.param
+    answers = {"cuda_major": int(major), "gpu_libraries": ["cupy", "numba"]}
+    built = build_and_install(render(answers, name=f"real-{major}"), answers)
+    requirements = MATRIX["majors"][major]["requirements"]
+    wheels = [without_extras(requirements["cupy"][0]), requirements["numba"][0]]
+    run(
+        [*install_into(built), *wheels],
+        cwd=built.project,
+    )
+    return major, built
+
+
+def python_json(built: Built, code: str) -> object:
+    return json.loads(run([str(built.venv_python), "-c", code], cwd=built.project.parent))
+
+
+def test_installed_cuda_wheels_share_the_chosen_major(real_wheels: tuple[str, Built]) -> None:
+    major, built = real_wheels
+    names = python_json(
+        built,
+        "import json, importlib.metadata as md; "
+        "print(json.dumps({d.metadata['Name'].lower(): d.version for d in md.distributions()}))",
+    )
+    assert isinstance(names, dict)
+    assert f"cupy-cuda{major}x" in names
+    assert cuda_majors(names) == {major}
+
+
+def test_import_with_real_wheels_loads_no_cuda_library(real_wheels: tuple[str, Built]) -> None:
+    _, built = real_wheels
+    package = built.answer("package_name")
+    # Only what the package adds counts: cuda-bindings' .pth file imports the `cuda` namespace
+    # package at interpreter start-up.
+    loaded = python_json(
+        built,
+        "import sys, json; before = set(sys.modules); "
+        f"import {package}, {package}.gpu; "
+        "new = set(sys.modules) - before; "
+        "print(json.dumps(sorted(m for m in new if m.split('.')[0] in ('cupy', 'numba', 'cuda'))))",
+    )
+    assert loaded == []
+
+
+def test_real_wheels_without_driver_choose_numpy_and_name_the_driver(
+    real_wheels: tuple[str, Built],
+) -> None:
+    major, built = real_wheels
+    package = built.answer("package_name")
+    info = python_json(
+        built,
+        f"import json, {package}.gpu as g; b = g.backend(); "
+        "print(json.dumps([b.name, b.reason, g.xp.__name__]))",
+    )
+    assert isinstance(info, list)
+    name, reason, xp = info
+    assert (name, xp) == ("numpy", "numpy")
+    assert "no NVIDIA driver" in reason
+    assert MATRIX["majors"][major]["min_driver_linux"] in reason
+
+
+def test_real_cupy_reports_insufficient_driver_with_its_code(
+    real_wheels: tuple[str, Built],
+) -> None:
+    # Past the driver-library shortcut: what CuPy itself says on this host.
+    _, built = real_wheels
+    package = built.answer("package_name")
+    reason = python_json(
+        built,
+        f"import json; from {package}.gpu import _detect; "
+        "print(json.dumps(_detect._probe_cupy().reason))",
+    )
+    assert isinstance(reason, str)
+    assert "cudaErrorInsufficientDriver" in reason
+    assert "(CUDA error 35)" in reason
+
+
+def test_import_benchmark_runs_with_cupy_installed(real_wheels: tuple[str, Built]) -> None:
+    _, built = real_wheels
+    out = run(
+        [str(built.venv_python), "benchmarks/import_cost.py", "--runs", "3"], cwd=built.project
+    )
+    print(out)  # the figures, for `pytest -s`
+    assert "CuPy installed" in out
+    assert "first is_cuda_available()" in out
+    assert "backend: numpy (no NVIDIA driver" in out
+
+
+def test_generated_tests_pass_with_the_real_wheels(real_wheels: tuple[str, Built]) -> None:
+    _, built = real_wheels
+    out = run(
+        [*pytest_in(built), "-q", "-rs"],
+        cwd=built.project,
+    )
+    assert " passed" in out
+    assert " failed" not in out
+    assert "needs a CUDA GPU: no NVIDIA driver" in out  # gpu tests skip, saying why
+
+
+@pytest.fixture(scope="module")
+def with_jax(render: Render) -> Built:
+    """A render with the JAX option, and JAX's CPU wheels installed (no GPU needed)."""
+    answers = {"gpu_libraries": ["cupy", "jax"]}
+    built = build_and_install(render(answers, name="jax-cpu"), answers)
+    jax = Requirement(MATRIX["majors"]["13"]["requirements"]["jax"][0])
+    run(
+        [*install_into(built), f"jax{jax.specifier}"],
+        cwd=built.project,
+    )
+    return built
+
+
+def test_jax_interop_tests_run_and_pass_on_the_cpu(with_jax: Built) -> None:
+    out = run(
+        [*pytest_in(with_jax), "-v", "tests/test_dlpack_jax.py"],
+        cwd=with_jax.project,
+    )
+    assert "test_numpy_round_trip_through_jax_keeps_values PASSED" in out
+    assert "test_jax_gpu_available_answers_without_raising PASSED" in out
+
+
+def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
+    # JAX ships type hints: the interop module must satisfy them, not only the stubs-free case.
+    out = run([str(with_jax.venv_python), "-m", "mypy", "--no-incremental"], cwd=with_jax.project)
+    assert "Success: no issues found" in out
