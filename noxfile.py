@@ -39,10 +39,10 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
-def matrix_page(session: nox.Session) -> None:
-    """Regenerate docs/cuda-matrix.md from includes/cuda-matrix.yml."""
-    session.install("pyyaml>=6")
-    session.run("python", "tools/matrix_page.py")
+def docs_pages(session: nox.Session) -> None:
+    """Regenerate docs/cuda-matrix.md and docs/troubleshooting.md from the template."""
+    session.install("pyyaml>=6", "jinja2>=3.1")
+    session.run("python", "tools/generate_docs.py")
 
 
 @nox.session(python=PYTHON)

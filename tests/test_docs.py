@@ -4,22 +4,51 @@ from __future__ import annotations
 
 import re
 
-import matrix_page
+import generate_docs
 from conftest import REPO_ROOT
 
 
-def test_matrix_page_is_generated_from_the_current_matrix() -> None:
-    page = (REPO_ROOT / "docs" / "cuda-matrix.md").read_text("utf-8")
-    assert page == matrix_page.render_page(matrix_page.load_matrix())
+def test_generated_pages_are_current() -> None:
+    for path, content in generate_docs.pages().items():
+        assert path.read_text("utf-8") == content, f"{path.name} is stale: run nox -s docs_pages"
 
 
 def test_matrix_page_shows_every_requirement_of_the_matrix() -> None:
-    matrix = matrix_page.load_matrix()
-    page = matrix_page.render_page(matrix)
+    matrix = generate_docs.load_matrix()
+    page = generate_docs.render_page(matrix)
     for entry in matrix["majors"].values():
         for reqs in entry["requirements"].values():
             for req in reqs:
                 assert f"`{req}`" in page
+
+
+def test_troubleshooting_covers_each_error_the_doctor_issue_names() -> None:
+    page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
+    for error in (
+        "cudaErrorInsufficientDriver",
+        "cudaErrorNoDevice",
+        "no kernel image is available",
+        "unsupported PTX version",
+        "NVVM, NVRTC or libdevice not found",
+        "fork",
+        "an illegal memory access was encountered",
+        "CUDA_LAUNCH_BLOCKING=1",
+        "compute-sanitizer",
+        "Out of memory",
+    ):
+        assert error in page
+
+
+def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
+    page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
+    findings = (
+        REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor" / "_findings.py.jinja"
+    ).read_text("utf-8")
+    finding_texts = re.findall(r"\*\*Finding\.\*\*(.*?)\*\*Fix\.\*\*", page, flags=re.DOTALL)
+    codes = {c for text in finding_texts for c in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", text)}
+    assert len(codes) >= 6, f"the page names too few findings: {codes}"
+    for code in codes:
+        assert f'"{code}"' in findings, code
 
 
 def test_readme_test_command_is_what_ci_runs() -> None:

@@ -62,7 +62,7 @@ def test_cuda_wheels_name_their_own_major() -> None:
         assert f"numba-cuda[cu{major}]" in text
         assert f"cuda{other}" not in text
         assert f"cu{other}]" not in text
-        assert entry["guard_requirements"] == [f"cuda-toolkit=={major}.*"]
+        assert f"cuda-toolkit=={major}.*" in entry["guard_requirements"]
         assert entry["image"].startswith(f"nvidia/cuda:{major}.")
         assert entry["image"].endswith("-base-ubuntu24.04")
         assert entry["torch_index_tag"].startswith(major)
@@ -81,7 +81,8 @@ def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
 def test_extra_lists_only_selected_libraries(render: Render) -> None:
     project = render({"cuda_major": 12, "gpu_libraries": ["numba"]}, name="numba-only")
     extra = pyproject(project)["project"]["optional-dependencies"]["cuda12"]
-    assert extra == MATRIX["majors"]["12"]["requirements"]["numba"] + ["cuda-toolkit==12.*"]
+    entry = MATRIX["majors"]["12"]
+    assert extra == entry["requirements"]["numba"] + entry["guard_requirements"]
 
 
 def test_no_library_means_no_gpu_extra(render: Render) -> None:
@@ -113,6 +114,17 @@ def test_torch_comes_from_the_pytorch_index_of_the_chosen_major(
     assert uv["sources"]["torch"] == [{"index": f"pytorch-cu{tag}", "extra": f"cuda{major}"}]
 
 
+def test_generated_code_carries_the_matrix_drivers(full_render: tuple[str, Path]) -> None:
+    major, project = full_render
+    package = project / "src" / "my_gpu_project"
+    detect = (package / "gpu" / "_detect.py").read_text("utf-8")
+    assert f'MIN_DRIVER = "{MATRIX["majors"][major]["min_driver_linux"]}"' in detect
+    assert f"CUDA_MAJOR = {major}\n" in detect
+    findings = (package / "doctor" / "_findings.py").read_text("utf-8")
+    for each, entry in MATRIX["majors"].items():
+        assert f'    {each}: "{entry["min_driver_linux"]}",' in findings
+
+
 def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) -> None:
     major, project = full_render
     dockerfile = (project / "Dockerfile").read_text("utf-8")
@@ -128,15 +140,20 @@ def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[st
     assert f"https://download.pytorch.org/whl/cu{entry['torch_index_tag']}" in readme
 
 
-def test_no_rendered_file_names_a_cuda_version_the_matrix_does_not(
+# Where pins live: packaging, environments, images, CI and what users read first.
+PIN_FILES = ("pyproject.toml", "noxfile.py", "Dockerfile", "compose.yaml", "README.md", ".github")
+
+
+def test_no_pin_file_names_a_cuda_version_the_matrix_does_not(
     full_render: tuple[str, Path],
 ) -> None:
-    # A hand-typed version anywhere in the output would drift from the matrix on the next bump.
+    # A hand-typed version in any of these would drift from the matrix on the next bump.
     major, project = full_render
     entry = MATRIX["majors"][major]
     allowed = set(re.findall(r"\d+\.\d+(?:\.\d+)*", str(entry))) | set(MATRIX["python_versions"])
-    for path in project.rglob("*"):
-        if not path.is_file() or path.name == "LICENSE":
+    paths = [p for name in PIN_FILES for p in [project / name, *(project / name).rglob("*")]]
+    for path in paths:
+        if not path.is_file():
             continue
         for line in path.read_text("utf-8").splitlines():
             if "cuda" not in line.lower():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,40 @@ def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
     # JAX ships type hints: the interop module must satisfy them, not only the stubs-free case.
     out = run([str(with_jax.venv_python), "-m", "mypy", "--no-incremental"], cwd=with_jax.project)
     assert "Success: no issues found" in out
+
+
+@pytest.fixture(scope="module")
+def mixed_install(render: Render) -> Built:
+    """What `pip install cupy-cuda12x numba-cuda` gives: CuPy for CUDA 12, cuda-bindings 13."""
+    answers = {"cuda_major": 12}
+    built = build_and_install(render(answers, name="mixed"), answers)
+    run([*install_into(built), "cupy-cuda12x", "numba-cuda"], cwd=built.project)
+    return built
+
+
+def test_doctor_reports_the_real_mixed_install_and_exits_1(mixed_install: Built) -> None:
+    package = mixed_install.answer("package_name")
+    proc = subprocess.run(
+        [str(mixed_install.venv_python), "-m", f"{package}.doctor", "--json"],
+        cwd=mixed_install.project.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    codes = {f["code"] for f in report["findings"]}
+    assert "mixed-cuda-majors" in codes
+    mixed = next(f for f in report["findings"] if f["code"] == "mixed-cuda-majors")
+    assert "CUDA 12: cupy-cuda12x" in mixed["seen"]
+    assert "cuda-bindings 13." in mixed["seen"]
+    assert report["driver"]["version"] is None  # no driver on this machine, and it says so
+
+
+def test_doctor_console_script_is_installed(mixed_install: Built) -> None:
+    script = (
+        mixed_install.venv_python.parent / f"{mixed_install.answer('distribution_name')}-doctor"
+    )
+    proc = subprocess.run([str(script)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert "mixed-cuda-majors" in proc.stdout

@@ -1,0 +1,9 @@
+"""``python -m <package>.doctor``."""
+
+from __future__ import annotations
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,134 @@
+"""Ask the NVIDIA driver for its version and GPUs: NVML, then cuda.bindings, then nvidia-smi.
+
+Each source is tried only when the one before it is unavailable, and none raises: a failure is
+recorded as the reason the driver could not be read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import Any, NamedTuple
+
+__all__ = ["DriverInfo", "GPUInfo", "query_driver"]
+
+
+class GPUInfo(NamedTuple):
+    """One GPU as the driver reports it."""
+
+    device: int
+    name: str
+    compute_capability: str
+    memory_mib: int
+
+
+class DriverInfo(NamedTuple):
+    """The driver's version, the newest CUDA it supports, its GPUs, and where that came from."""
+
+    version: str | None
+    cuda_version: str | None
+    gpus: tuple[GPUInfo, ...]
+    source: str
+    error: str | None = None
+
+    @property
+    def present(self) -> bool:
+        """True when some source answered with a driver version."""
+        return self.version is not None
+
+
+def _cuda_version(encoded: int) -> str:
+    """Decode a CUDA version as NVML and the driver API give it: 1000 * major + 10 * minor."""
+    return f"{encoded // 1000}.{encoded % 1000 // 10}"
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _from_nvml() -> DriverInfo:
+    import pynvml  # the module of the nvidia-ml-py distribution
+
+    pynvml.nvmlInit()
+    try:
+        gpus = []
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(handle)
+            memory = pynvml.nvmlDeviceGetMemoryInfo(handle).total // (1024 * 1024)
+            name = _text(pynvml.nvmlDeviceGetName(handle))
+            gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(memory)))
+        return DriverInfo(
+            _text(pynvml.nvmlSystemGetDriverVersion()),
+            _cuda_version(int(pynvml.nvmlSystemGetCudaDriverVersion_v2())),
+            tuple(gpus),
+            "NVML (nvidia-ml-py)",
+        )
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def _from_cuda_bindings() -> DriverInfo:
+    from cuda.bindings import driver
+
+    (status,) = driver.cuInit(0)
+    if status != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuInit failed: {status.name} ({int(status)})")
+    status, version = driver.cuDriverGetVersion()
+    status, count = driver.cuDeviceGetCount()
+    gpus = []
+    for index in range(count):
+        _, device = driver.cuDeviceGet(index)
+        _, raw_name = driver.cuDeviceGetName(64, device)
+        _, total = driver.cuDeviceTotalMem(device)
+        attr = driver.CUdevice_attribute
+        _, major = driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
+        )
+        _, minor = driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
+        )
+        name = _text(raw_name).split("\x00", 1)[0]
+        gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(total) // (1024 * 1024)))
+    # The driver API gives the CUDA version it supports, not the driver's own version number.
+    return DriverInfo(None, _cuda_version(int(version)), tuple(gpus), "cuda.bindings")
+
+
+def _from_nvidia_smi() -> DriverInfo:
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        raise FileNotFoundError("nvidia-smi is not on PATH")
+    fields = "index,name,compute_cap,memory.total,driver_version"
+    out = subprocess.run(
+        [smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    gpus, version = [], None
+    for line in filter(None, (row.strip() for row in out.splitlines())):
+        index, name, capability, memory, version = (part.strip() for part in line.split(","))
+        gpus.append(GPUInfo(int(index), name, capability, int(float(memory))))
+    return DriverInfo(version, None, tuple(gpus), "nvidia-smi")
+
+
+def query_driver(*, probe: bool = False) -> DriverInfo:
+    """Ask each source in turn; the first that answers wins, and the failures say why.
+
+    cuda.bindings is asked only with ``probe``: it is a GPU library, and the doctor imports none
+    unless told to. NVML (a thin ctypes wrapper) and nvidia-smi are always asked.
+    """
+    failures = []
+    sources = [_from_nvml, _from_cuda_bindings, _from_nvidia_smi]
+    if not probe:
+        sources.remove(_from_cuda_bindings)
+    for source in sources:
+        try:
+            info = source()
+        except Exception as exc:  # any failure of a source is a finding, not a crash
+            failures.append(f"{source.__name__.removeprefix('_from_')}: {exc!r}")
+            continue
+        if info.present or info.gpus or info.cuda_version:
+            return info
+    return DriverInfo(None, None, (), "none", "; ".join(failures))

@@ -1,0 +1,123 @@
+"""Rendered CI, Docker and compose files: schemas, security audit, Dockerfile lint, matrix facts.
+
+No container engine or CI service runs here, so nothing is built or triggered: these are the
+checks that can run offline. How a user verifies the image itself is in the generated README.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import Render, load_computed, run
+
+MATRIX = load_computed("cuda_matrix")
+PINS = load_computed("pins")
+TOOLS = Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    """A command-line tool installed beside the test interpreter (the nox session's venv)."""
+    path = TOOLS / name
+    found = str(path) if path.exists() else shutil.which(name)
+    assert found, f"{name} is not installed in the test environment"
+    return found
+
+
+@pytest.fixture(scope="module")
+def github(render: Render) -> Path:
+    answers = {"ci": "github", "gpu_libraries": ["cupy", "numba", "jax"], "docs": "mkdocs"}
+    return render(answers, name="ci-github")
+
+
+@pytest.fixture(scope="module")
+def gitlab(render: Render) -> Path:
+    return render({"ci": "gitlab", "cuda_major": 12}, name="ci-gitlab")
+
+
+@pytest.mark.parametrize(
+    ("schema", "path"),
+    [
+        ("vendor.github-workflows", ".github/workflows/ci.yml"),
+        ("vendor.github-workflows", ".github/workflows/gpu.yml"),
+        ("custom.github-workflows-require-timeout", ".github/workflows/ci.yml"),
+        ("custom.github-workflows-require-timeout", ".github/workflows/gpu.yml"),
+        ("vendor.dependabot", ".github/dependabot.yml"),
+        ("vendor.compose-spec", "compose.yaml"),
+    ],
+)
+def test_github_render_files_match_their_schemas(github: Path, schema: str, path: str) -> None:
+    run([tool("check-jsonschema"), "--builtin-schema", schema, path], cwd=github)
+
+
+def test_gitlab_ci_matches_its_schema(gitlab: Path) -> None:
+    run(
+        [tool("check-jsonschema"), "--builtin-schema", "vendor.gitlab-ci", ".gitlab-ci.yml"], gitlab
+    )
+
+
+def test_zizmor_finds_nothing_in_the_workflows(github: Path) -> None:
+    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=github)
+    assert "No findings to report" in out
+
+
+def test_every_action_is_pinned_by_commit(github: Path) -> None:
+    for workflow in (github / ".github" / "workflows").glob("*.yml"):
+        for line in workflow.read_text("utf-8").splitlines():
+            if "uses:" in line:
+                ref = line.split("@", 1)[1]
+                assert len(ref.split()[0]) == 40, f"{workflow.name}: {line.strip()}"
+    assert PINS["actions"]["checkout"] in (github / ".github/workflows/ci.yml").read_text("utf-8")
+
+
+def test_workflows_grant_no_default_permissions(github: Path) -> None:
+    for workflow in (github / ".github" / "workflows").glob("*.yml"):
+        data: dict[str, Any] = yaml.safe_load(workflow.read_text("utf-8"))
+        assert data["permissions"] == {}
+        for job in data["jobs"].values():
+            assert job["permissions"] == {"contents": "read"}
+
+
+def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:
+    ci = yaml.safe_load((github / ".github/workflows/ci.yml").read_text("utf-8"))
+    sessions = set(ci["jobs"]["checks"]["strategy"]["matrix"]["session"])
+    noxfile = (github / "noxfile.py").read_text("utf-8")
+    for session in sessions | {"tests_cpu", "tests_gpu"}:
+        assert f"def {session}(session" in noxfile
+    assert {"lint", "typecheck", "build", "tests_sim", "docs"} <= sessions
+
+
+def test_gpu_workflow_is_opt_in_and_requires_the_gpu(github: Path) -> None:
+    gpu = yaml.safe_load((github / ".github/workflows/gpu.yml").read_text("utf-8"))
+    job = gpu["jobs"]["tests_gpu"]
+    assert job["if"] == "${{ vars.GPU_RUNNER_LABEL != '' }}"
+    assert job["runs-on"] == "${{ vars.GPU_RUNNER_LABEL }}"
+    assert job["env"]["REQUIRE_GPU"] == "1"
+
+
+def test_gitlab_gpu_job_is_opt_in_on_a_tagged_runner(gitlab: Path) -> None:
+    ci = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))
+    assert ci["tests_gpu"]["rules"] == [{"if": "$GPU_RUNNER_TAG"}]
+    assert ci["tests_gpu"]["variables"]["REQUIRE_GPU"] == "1"
+
+
+@pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
+def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(render: Render, major: str) -> None:
+    project = render({"cuda_major": int(major)}, name=f"docker-{major}")
+    out = run([tool("hadolint"), "--failure-threshold", "style", "Dockerfile"], cwd=project)
+    assert out.strip() == ""
+    dockerfile = (project / "Dockerfile").read_text("utf-8")
+    image = MATRIX["majors"][major]["image"]
+    assert f"ARG CUDA_IMAGE={image}" in dockerfile
+    assert dockerfile.count("FROM ${CUDA_IMAGE}") == 2  # build and run stages share the base
+    assert "\nUSER 10001\n" in dockerfile
+    assert 'CMD ["python", "-m", "my_gpu_project.doctor", "--probe"]' in dockerfile
+
+
+def test_dockerignore_keeps_the_build_context_small(render: Render) -> None:
+    ignored = (render({}, name="dockerignore") / ".dockerignore").read_text("utf-8").split()
+    assert {".git", ".venv", ".nox", "dist"} <= set(ignored)

@@ -1,0 +1,76 @@
+"""The generated noxfile, run for real: the CPU matrix, lint, typecheck, build and docs pass,
+and tests_gpu reports the documented outcome on a machine without a GPU."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import ALL_LIBRARIES, Built, Render, build_and_install, git
+
+pytestmark = pytest.mark.slow
+
+VARIANTS = {
+    "defaults": {},
+    "all-options": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "mkdocs"},
+}
+
+
+@pytest.fixture(scope="module", params=sorted(VARIANTS))
+def project(request: pytest.FixtureRequest, render: Render) -> Built:
+    """A render in its own git repository (hatch-vcs reads the version from it), with nox."""
+    answers = VARIANTS[request.param]
+    built = build_and_install(render(answers, name=f"sessions-{request.param}"), answers)
+    git("init", "-q", "-b", "main", cwd=built.project)
+    git("add", "-A", cwd=built.project)
+    git("commit", "-q", "-m", "render", cwd=built.project)
+    return built
+
+
+def nox(
+    built: Built, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the project's own nox (from its dev group) with a private envdir."""
+    envdir = built.project.parent / "nox-envs"
+    cmd = [str(built.venv_python), "-m", "nox", "--envdir", str(envdir)]
+    cmd += ["--no-error-on-missing-interpreters", *args]
+    return subprocess.run(
+        cmd, cwd=built.project, env={**os.environ, **(env or {})}, capture_output=True, text=True
+    )
+
+
+def test_cpu_matrix_passes_on_every_installed_python(project: Built) -> None:
+    result = nox(project, "-s", "tests_cpu")
+    assert result.returncode == 0, result.stderr[-3000:]
+    floor = project.answer("python_min")
+    assert f"Session tests_cpu-{floor} was successful" in result.stderr
+
+
+@pytest.mark.parametrize("session", ["lint", "typecheck", "build", "docs"])
+def test_quality_sessions_pass(project: Built, session: str) -> None:
+    result = nox(project, "-s", session)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"Session {session} was successful" in result.stderr
+
+
+def test_gpu_session_is_skipped_with_the_reason_on_a_cpu_machine(project: Built) -> None:
+    result = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": ""})
+    assert result.returncode == 0
+    assert "Session tests_gpu skipped: tests_gpu needs an NVIDIA GPU" in result.stderr
+    assert "set REQUIRE_GPU=1 to make this a failure" in result.stderr
+
+
+def test_gpu_session_fails_when_a_gpu_is_required(project: Built) -> None:
+    result = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": "1"})
+    assert result.returncode == 1
+    assert "Session tests_gpu aborted" in result.stderr
+    assert "tests_gpu needs an NVIDIA GPU" in result.stderr
+
+
+def test_default_sessions_are_lint_typecheck_and_the_cpu_tests(project: Built) -> None:
+    listed = nox(project, "-l").stdout
+    assert "* lint" in listed
+    assert "* typecheck" in listed
+    assert "* tests_cpu" in listed
+    assert "- tests_gpu" in listed  # listed, not run by default
