@@ -96,7 +96,7 @@ def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Bu
     answers = {"cuda_major": int(major), "gpu_libraries": ["cupy", "numba"]}
     built = build_and_install(render(answers, name=f"real-{major}"), answers)
     requirements = MATRIX["majors"][major]["requirements"]
-    wheels = [without_extras(requirements["cupy"][0]), requirements["numba"][0]]
+    wheels = [without_extras(requirements["cupy"][0]), *requirements["numba"]]
     run(
         [*install_into(built), *wheels],
         cwd=built.project,

@@ -54,6 +54,18 @@ def test_quality_sessions_pass(project: Built, session: str) -> None:
     assert f"Session {session} was successful" in result.stderr
 
 
+def test_simulator_session_runs_the_kernel_tests(project: Built) -> None:
+    result = nox(project, "-s", "tests_sim")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # Two pytest runs: the simulator selection, then the PTX/NVRTC compile checks.
+    summaries = [line for line in result.stdout.splitlines() if " passed" in line]
+    assert len(summaries) == 2, result.stdout[-3000:]
+    simulated, compiled = summaries
+    assert " failed" not in simulated
+    assert " failed" not in compiled
+    assert " skipped" not in compiled  # numba-cuda and NVRTC are installed: nothing to skip
+
+
 def test_gpu_session_is_skipped_with_the_reason_on_a_cpu_machine(project: Built) -> None:
     result = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": ""})
     assert result.returncode == 0

@@ -1,0 +1,97 @@
+"""The kernels a render ships: CPU paths, the Numba kernels under the CUDA simulator, PTX and NVRTC
+compiles without a GPU, the CUDA C file in the wheel, and the kernel benchmark.
+
+Renders with ``gpu_libraries = [cupy, numba, cuda-python, pycuda]`` for CUDA 13 (other answers
+default), builds and installs it (CPU install), then adds the matrix's numba-cuda requirement,
+whose [cu13] extra brings NVVM, NVRTC and cuda-bindings: everything but a driver.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+
+import pytest
+from conftest import Built, Render, build_and_install, load_computed, run
+
+pytestmark = pytest.mark.slow
+
+MATRIX = load_computed("cuda_matrix")
+ANSWERS = {"cuda_major": 13, "gpu_libraries": ["cupy", "numba", "cuda-python", "pycuda"]}
+
+
+def pytest_in(built: Built, *args: str, sim: bool = False) -> str:
+    env = {"NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
+    cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
+    return run(cmd, cwd=built.project, env=env)
+
+
+def passed(out: str) -> int:
+    found = re.search(r"(\d+) passed", out)
+    return int(found.group(1)) if found else 0
+
+
+@pytest.fixture(scope="module")
+def kernels_project(render: Render) -> tuple[Built, str]:
+    """The render installed twice over: first CPU only (its kernel tests run then), then with
+    numba-cuda added. Returns the project and the output of the CPU-only kernel tests."""
+    built = build_and_install(render(ANSWERS, name="kernels"), ANSWERS)
+    cpu_out = pytest_in(built, "-q", "tests/test_kernels_numba.py", "tests/test_kernels_cupy.py")
+    numba_cuda = MATRIX["majors"]["13"]["requirements"]["numba"]
+    run(
+        ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba_cuda],
+        cwd=built.project,
+    )
+    return built, cpu_out
+
+
+def test_cpu_paths_pass_on_a_cpu_install(kernels_project: tuple[Built, str]) -> None:
+    _, out = kernels_project
+    assert passed(out) >= 20
+    assert " failed" not in out
+
+
+def test_cuda_source_ships_in_the_wheel(kernels_project: tuple[Built, str]) -> None:
+    built, _ = kernels_project
+    package = built.answer("package_name")
+    names = zipfile.ZipFile(built.wheel).namelist()
+    assert f"{package}/kernels/laplacian.cu" in names
+
+
+def test_numba_kernels_pass_under_the_cuda_simulator(kernels_project: tuple[Built, str]) -> None:
+    built, _ = kernels_project
+    out = pytest_in(built, "-q", "-m", "cudasim", sim=True)
+    assert passed(out) >= 30
+    assert "test_kernels_numba_cudasim.py" not in out  # not named: nothing skipped or failed
+
+
+def test_numba_kernels_compile_to_ptx_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
+    built, _ = kernels_project
+    out = pytest_in(built, "-q", "tests/test_kernels_numba_ptx.py")
+    assert passed(out) >= 7
+    assert "skipped" not in out
+
+
+def test_cuda_source_compiles_with_nvrtc_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
+    built, _ = kernels_project
+    out = pytest_in(built, "-v", "tests/test_kernels_cuda_source.py")
+    assert "test_cuda_source_compiles_to_ptx_with_nvrtc PASSED" in out
+
+
+def test_gpu_kernel_tests_skip_with_the_reason(kernels_project: tuple[Built, str]) -> None:
+    built, _ = kernels_project
+    out = pytest_in(built, "-q", "-m", "gpu", "tests/test_kernels_cupy.py")
+    assert "needs a CUDA GPU: no NVIDIA driver" in out
+
+
+def test_kernel_benchmark_prints_its_table(kernels_project: tuple[Built, str]) -> None:
+    built, _ = kernels_project
+    out = run(
+        [str(built.venv_python), "benchmarks/kernels.py", "--quick", "--repeat", "1"],
+        cwd=built.project,
+    )
+    print(out)  # the figures, for `pytest -s`
+    assert "copy floor (numpy.copyto)" in out
+    for row in ("axpy, out=", "axpy, new array", "sum_of_squares", "laplacian, out="):
+        assert re.search(rf"^{re.escape(row)} .*%$", out, flags=re.MULTILINE), row
+    assert "GPU: not timed (no NVIDIA driver" in out
