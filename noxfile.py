@@ -39,6 +39,14 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """Build the template's documentation site strictly into site/ (`-- serve` to preview)."""
+    session.install("mkdocs-material>=9.5")
+    command = session.posargs or ["build", "--strict"]
+    session.run("mkdocs", *command, env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+@nox.session(python=PYTHON)
 def docs_pages(session: nox.Session) -> None:
     """Regenerate docs/cuda-matrix.md and docs/troubleshooting.md from the template."""
     session.install("pyyaml>=6", "jinja2>=3.1")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 import generate_docs
-from conftest import REPO_ROOT
+import pytest
+import yaml
+from conftest import REPO_ROOT, Built, Render, build_and_install, run
 
 
 def test_generated_pages_are_current() -> None:
@@ -67,3 +71,87 @@ def test_every_nox_session_has_a_docstring() -> None:
     declared = re.findall(r"@nox\.session[^\n]*\ndef (\w+)", source)
     assert sessions == declared
     assert {"tests", "lint", "example"} <= set(declared)
+
+
+def _nav_pages(nav: object) -> set[str]:
+    """Every page file named anywhere in an mkdocs nav."""
+    if isinstance(nav, str):
+        return {nav}
+    if isinstance(nav, list):
+        return {page for item in nav for page in _nav_pages(item)}
+    if isinstance(nav, dict):
+        return {page for value in nav.values() for page in _nav_pages(value)}
+    return set()
+
+
+def test_every_docs_page_is_reachable_from_the_navigation() -> None:
+    config = yaml.safe_load((REPO_ROOT / "mkdocs.yml").read_text("utf-8"))
+    pages = {path.name for path in (REPO_ROOT / "docs").glob("*.md")}
+    assert _nav_pages(config["nav"]) == pages
+
+
+def test_template_site_builds_strictly(tmp_path: Path) -> None:
+    run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=REPO_ROOT,
+        env={"NO_MKDOCS_2_WARNING": "1"},
+    )
+    for page in ("getting-started", "optional-dep-pattern", "troubleshooting", "cuda-matrix"):
+        assert (tmp_path / page / "index.html").is_file()
+
+
+SKIP_MARK = re.compile(r"<!-- not executed: [^>]+ -->\s*$")
+
+
+def python_samples(markdown: str) -> list[str]:
+    """The ```python blocks of a page, except those right after `<!-- not executed: why -->`."""
+    samples = []
+    for match in re.finditer(r"^```python\n(.*?)^```", markdown, flags=re.MULTILINE | re.DOTALL):
+        before = markdown[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if not SKIP_MARK.match(before):
+            samples.append(match.group(1))
+    return samples
+
+
+def test_skipped_samples_say_why() -> None:
+    for page in (REPO_ROOT / "docs").glob("*.md"):
+        for mark in re.findall(r"<!-- not executed[^>]*-->", page.read_text("utf-8")):
+            assert SKIP_MARK.match(mark), f"{page.name}: {mark} gives no reason"
+
+
+@pytest.fixture(scope="module")
+def myproj(render: Render) -> Built:
+    """The example project the docs speak of: `myproj`, default answers, docs on."""
+    answers = {"project_name": "myproj", "docs": "mkdocs"}
+    return build_and_install(render(answers, name="myproj"), answers)
+
+
+def sample_pages(project: Path) -> list[Path]:
+    """Pages whose Python samples must run: the template's docs and the rendered project's."""
+    return [
+        *sorted((REPO_ROOT / "docs").glob("*.md")),
+        project / "README.md",
+        *sorted((project / "docs").glob("*.md")),
+    ]
+
+
+@pytest.mark.slow
+def test_python_samples_in_the_docs_run(myproj: Built, tmp_path: Path) -> None:
+    ran = 0
+    for page in sample_pages(myproj.project):
+        samples = python_samples(page.read_text("utf-8"))
+        if not samples:
+            continue
+        script = tmp_path / f"{page.parent.name}-{page.stem}.py"
+        script.write_text("\n\n".join(samples), "utf-8")
+        run([str(myproj.venv_python), str(script)], cwd=tmp_path, env={"FORCE_CPU": "1"})
+        ran += len(samples)
+    assert ran >= 6
+
+
+def test_every_generated_docs_page_is_in_the_generated_navigation(render: Render) -> None:
+    project = render({"docs": "mkdocs"}, name="docs-nav")
+    config = yaml.safe_load((project / "mkdocs.yml").read_text("utf-8"))
+    pages = {path.name for path in (project / "docs").glob("*.md")}
+    assert _nav_pages(config["nav"]) == pages
+    assert {"index.md", "gpu.md", "troubleshooting.md", "api.md"} <= pages
