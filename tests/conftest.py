@@ -41,6 +41,8 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "python_min": "3.12",
     },
     "all-cuda13": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.13"},
+    # No CuPy: the gpu marker asks the driver, and conftest imports differ.
+    "no-cupy": {"gpu_libraries": ["numba", "cuda-python", "pycuda", "torch"], "docs": "none"},
 }
 
 

@@ -74,8 +74,12 @@ def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
     major, project = full_render
     entry = MATRIX["majors"][major]
     extras = pyproject(project)["project"]["optional-dependencies"]
-    expected = [r for lib in ALL_LIBRARIES for r in entry["requirements"][lib]]
-    assert extras == {f"cuda{major}": expected + entry["guard_requirements"]}
+    # PyCUDA builds from source against a local toolkit: it gets an extra of its own.
+    wheels = [r for lib in ALL_LIBRARIES if lib != "pycuda" for r in entry["requirements"][lib]]
+    assert extras == {
+        f"cuda{major}": wheels + entry["guard_requirements"],
+        "pycuda": entry["requirements"]["pycuda"],
+    }
 
 
 def test_extra_lists_only_selected_libraries(render: Render) -> None:
@@ -138,6 +142,8 @@ def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[st
     readme = (project / "README.md").read_text("utf-8")
     assert f"CUDA {entry['toolkit_range']} (Linux driver >= {entry['min_driver_linux']})" in readme
     assert f"https://download.pytorch.org/whl/cu{entry['torch_index_tag']}" in readme
+    for req in entry["guard_requirements"] + entry["requirements"]["numba"]:
+        assert f"`{req}`" in readme
 
 
 # Where pins live: packaging, environments, images, CI and what users read first.

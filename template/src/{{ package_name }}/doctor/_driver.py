@@ -94,11 +94,8 @@ def _from_cuda_bindings() -> DriverInfo:
     return DriverInfo(None, _cuda_version(int(version)), tuple(gpus), "cuda.bindings")
 
 
-def _from_nvidia_smi() -> DriverInfo:
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
-        raise FileNotFoundError("nvidia-smi is not on PATH")
-    fields = "index,name,compute_cap,memory.total,driver_version"
+def _smi_query(smi: str, fields: str) -> list[list[str]]:
+    """Rows of ``nvidia-smi --query-gpu=FIELDS`` as lists of stripped strings."""
     out = subprocess.run(
         [smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
         capture_output=True,
@@ -106,11 +103,34 @@ def _from_nvidia_smi() -> DriverInfo:
         timeout=30,
         check=True,
     ).stdout
-    gpus, version = [], None
-    for line in filter(None, (row.strip() for row in out.splitlines())):
-        index, name, capability, memory, version = (part.strip() for part in line.split(","))
-        gpus.append(GPUInfo(int(index), name, capability, int(float(memory))))
-    return DriverInfo(version, None, tuple(gpus), "nvidia-smi")
+    return [[part.strip() for part in row.split(",")] for row in out.splitlines() if row.strip()]
+
+
+def _number(text: str) -> int:
+    """An integer field, or 0 for what nvidia-smi cannot tell ("[N/A]", "[Not Supported]")."""
+    try:
+        return int(float(text))
+    except ValueError:
+        return 0
+
+
+def _from_nvidia_smi() -> DriverInfo:
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        raise FileNotFoundError("nvidia-smi is not on PATH")
+    # The driver version first and alone: old drivers reject newer fields such as compute_cap,
+    # and an old driver is exactly what the doctor must be able to report.
+    versions = _smi_query(smi, "driver_version")
+    version = versions[0][0] if versions else None
+    try:
+        rows = _smi_query(smi, "index,name,compute_cap,memory.total")
+    except subprocess.CalledProcessError:
+        rows = [[*row, "unknown", "0"] for row in _smi_query(smi, "index,name")]
+    gpus = tuple(
+        GPUInfo(_number(index), name, capability, _number(memory))
+        for index, name, capability, memory in rows
+    )
+    return DriverInfo(version, None, gpus, "nvidia-smi")
 
 
 def query_driver(*, probe: bool = False) -> DriverInfo:

@@ -82,6 +82,19 @@ def check_grid(name: str, u: Array, out: Array | None, empty: Any) -> tuple[np.d
     if u.ndim != 2:
         raise ValueError(f"{name} needs a 2-D array, got {u.ndim}-D with shape {u.shape}")
     result = output(name, out, tuple(u.shape), dtype, empty)
-    if out is not None and out is u:
-        raise ValueError(f"{name}: out must not be u; the stencil reads what it would overwrite")
+    if out is not None and _may_share_memory(u, out):
+        raise ValueError(
+            f"{name}: out must not overlap u; the stencil reads what it would overwrite. "
+            "Pass a separate array"
+        )
     return dtype, result
+
+
+def _may_share_memory(a: Array, b: Array) -> bool:
+    """NumPy's or CuPy's bounds check (conservative: may say True for disjoint strided views)."""
+    module = type(a).__module__.split(".")[0]
+    if module == "cupy":
+        import cupy
+
+        return bool(cupy.may_share_memory(a, b))
+    return bool(np.may_share_memory(a, b))
