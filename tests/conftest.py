@@ -63,14 +63,14 @@ _CopierYamlLoader.add_constructor("!include", lambda loader, node: None)
 
 
 def copier_questions() -> dict[str, Any]:
-    """The questions copier.yml asks (settings and included computed values left out)."""
+    """The questions copier.yml asks (settings and computed values left out)."""
     documents = yaml.load_all((REPO_ROOT / "copier.yml").read_text("utf-8"), _CopierYamlLoader)
     return {
         key: spec
         for document in documents
         if isinstance(document, dict)
         for key, spec in document.items()
-        if not key.startswith("_")
+        if not key.startswith("_") and spec.get("when") is not False
     }
 
 
