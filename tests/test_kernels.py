@@ -91,7 +91,8 @@ def test_kernel_benchmark_prints_its_table(kernels_project: tuple[Built, str]) -
         cwd=built.project,
     )
     print(out)  # the figures, for `pytest -s`
-    assert "copy floor (numpy.copyto)" in out
+    assert re.findall(r"; (float\d\d), ", out) == ["float64", "float32"]  # both, by default
+    assert out.count("copy floor (numpy.copyto)") == 2
     for row in ("axpy, out=", "axpy, new array", "sum_of_squares", "laplacian, out="):
-        assert re.search(rf"^{re.escape(row)} .*%$", out, flags=re.MULTILINE), row
-    assert "GPU: not timed (no NVIDIA driver" in out
+        assert len(re.findall(rf"^{re.escape(row)} .*%$", out, flags=re.MULTILINE)) == 2, row
+    assert out.count("GPU: not timed (no NVIDIA driver") == 2
