@@ -80,6 +80,17 @@ def test_gpu_session_fails_when_a_gpu_is_required(project: Built) -> None:
     assert "tests_gpu needs an NVIDIA GPU" in result.stderr
 
 
+def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Built) -> None:
+    result = nox(project, "-s", "bench", "--", "--quick")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "CPU figures only: nvidia-smi" in result.stderr
+    assert f".[cuda{project.answer('cuda_major')}]" not in result.stderr  # no GPU: no CUDA wheels
+    assert "vs import numpy" in result.stdout  # the import-cost table
+    assert ("copy floor (numpy.copyto)" in result.stdout) == (
+        "numba" in project.answer("gpu_libraries")
+    )
+
+
 def test_default_sessions_are_lint_typecheck_and_the_cpu_tests(project: Built) -> None:
     listed = nox(project, "-l").stdout
     assert "* lint" in listed
