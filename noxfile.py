@@ -49,7 +49,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def docs_pages(session: nox.Session) -> None:
     """Regenerate docs/cuda-matrix.md and docs/troubleshooting.md from the template."""
-    session.install("pyyaml>=6", "jinja2>=3.1")
+    # Copier renders the troubleshooting page exactly as a project gets it.
+    session.install("pyyaml>=6", "copier>=9.18")
     session.run("python", "tools/generate_docs.py")
 
 

@@ -17,15 +17,20 @@ from typing import Any
 
 import pytest
 import yaml
+from template_data import cuda_majors, library_choices, questions
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 WORKING_TREE_TAG = "v0.0.0"
 
+# Option lists and majors are read from copier.yml and the matrix, never typed here.
+ALL_LIBRARIES = list(library_choices())
+MAJORS = cuda_majors()
+OLDEST_MAJOR, NEWEST_MAJOR = MAJORS[0], MAJORS[-1]
+
 # The render matrix: each entry names the answers it sets; the rest are defaults.
-ALL_LIBRARIES = ["cupy", "numba", "cuda-python", "pycuda", "torch", "jax"]
 RENDER_MATRIX: dict[str, dict[str, Any]] = {
     "defaults": {},
-    "cuda12": {"cuda_major": 12, "license": "BSD-3-Clause"},
+    f"cuda{OLDEST_MAJOR}": {"cuda_major": OLDEST_MAJOR, "license": "BSD-3-Clause"},
     "no-libraries": {
         "gpu_libraries": [],
         "docker": False,
@@ -33,45 +38,32 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "docs": "none",
         "python_min": "3.10",
     },
-    "all-cuda12": {
-        "cuda_major": 12,
-        "gpu_libraries": ALL_LIBRARIES,
-        "ci": "gitlab",
-        "license": "Apache-2.0",
-        "python_min": "3.12",
+    # Every library on every major; the oldest major also takes GitLab and Apache-2.0.
+    **{
+        f"all-cuda{major}": (
+            {
+                "cuda_major": major,
+                "gpu_libraries": ALL_LIBRARIES,
+                "ci": "gitlab",
+                "license": "Apache-2.0",
+                "python_min": "3.12",
+            }
+            if major == OLDEST_MAJOR
+            else {"cuda_major": major, "gpu_libraries": ALL_LIBRARIES, "python_min": "3.13"}
+        )
+        for major in MAJORS
     },
-    "all-cuda13": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.13"},
     # No CuPy: the gpu marker asks the driver, and conftest imports differ.
-    "no-cupy": {"gpu_libraries": ["numba", "cuda-python", "pycuda", "torch"], "docs": "none"},
+    "no-cupy": {
+        "gpu_libraries": [lib for lib in ALL_LIBRARIES if lib not in {"cupy", "jax"}],
+        "docs": "none",
+    },
 }
-
-
-def load_computed(name: str) -> Any:
-    """Return the default of a computed (``when: false``) value from ``includes/``."""
-    for path in sorted((REPO_ROOT / "includes").glob("*.yml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if name in data:
-            return data[name]["default"]
-    raise KeyError(f"no computed value named {name!r} in includes/")
-
-
-class _CopierYamlLoader(yaml.SafeLoader):
-    """A YAML loader that reads copier.yml, leaving its ``!include`` lines unresolved."""
-
-
-_CopierYamlLoader.add_constructor("!include", lambda loader, node: None)
 
 
 def copier_questions() -> dict[str, Any]:
     """The questions copier.yml asks (settings and computed values left out)."""
-    documents = yaml.load_all((REPO_ROOT / "copier.yml").read_text("utf-8"), _CopierYamlLoader)
-    return {
-        key: spec
-        for document in documents
-        if isinstance(document, dict)
-        for key, spec in document.items()
-        if not key.startswith("_") and spec.get("when") is not False
-    }
+    return questions()
 
 
 def run(
@@ -104,18 +96,15 @@ def git(*args: str, cwd: Path) -> str:
     return run(["git", *args], cwd=cwd)
 
 
-def snapshot_working_tree(dst: Path, tag: str = WORKING_TREE_TAG) -> Path:
-    """Copy tracked and untracked-but-not-ignored files into a fresh repo, commit and tag it.
-
-    Rendering from the tag makes uncommitted edits testable and keeps ``_commit`` stable.
-    """
+def copy_working_tree(dst: Path) -> None:
+    """Copy tracked and untracked-but-not-ignored files of this checkout into ``dst``."""
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
         cwd=REPO_ROOT,
         capture_output=True,
         check=True,
     ).stdout.decode()
-    dst.mkdir(parents=True)
+    dst.mkdir(parents=True, exist_ok=True)
     for rel in filter(None, listed.split("\0")):
         src = REPO_ROOT / rel
         if not src.is_file():  # deleted in the working tree but still in the index
@@ -123,6 +112,14 @@ def snapshot_working_tree(dst: Path, tag: str = WORKING_TREE_TAG) -> Path:
         target = dst / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, target)
+
+
+def snapshot_working_tree(dst: Path, tag: str = WORKING_TREE_TAG) -> Path:
+    """Copy the working tree into a fresh repo, commit and tag it.
+
+    Rendering from the tag makes uncommitted edits testable and keeps ``_commit`` stable.
+    """
+    copy_working_tree(dst)
     git("init", "-q", "-b", "main", cwd=dst)
     git("add", "-A", cwd=dst)
     git("commit", "-q", "-m", "snapshot of the working tree", cwd=dst)

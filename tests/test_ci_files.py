@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import Render, load_computed, run
+from conftest import Render, run
+from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")

@@ -12,7 +12,8 @@ import re
 import zipfile
 
 import pytest
-from conftest import Built, Render, build_and_install, load_computed, run
+from conftest import Built, Render, build_and_install, run
+from template_data import load_computed
 
 pytestmark = pytest.mark.slow
 

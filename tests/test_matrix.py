@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+import runpy
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALL_LIBRARIES, Render, load_computed
+from conftest import ALL_LIBRARIES, Render
 from packaging.requirements import Requirement
+from template_data import load_computed
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
-MAJORS = sorted(MATRIX["majors"])
+MAJORS = sorted(MATRIX["majors"], key=int)
 
 
 def pyproject(project: Path) -> dict[str, Any]:
@@ -56,12 +58,13 @@ def test_cuda_wheels_name_their_own_major() -> None:
     # is exactly the mixed install the matrix exists to prevent.
     for major in MAJORS:
         entry = MATRIX["majors"][major]
-        other = next(m for m in MAJORS if m != major)
         text = " ".join(r for reqs in entry["requirements"].values() for r in reqs)
         assert f"cupy-cuda{major}x" in text
         assert f"numba-cuda[cu{major}]" in text
-        assert f"cuda{other}" not in text
-        assert f"cu{other}]" not in text
+        for other in MAJORS:
+            if other != major:
+                assert f"cuda{other}" not in text
+                assert f"cu{other}]" not in text
         assert f"cuda-toolkit=={major}.*" in entry["guard_requirements"]
         assert entry["image"].startswith(f"nvidia/cuda:{major}.")
         assert entry["image"].endswith("-base-ubuntu24.04")
@@ -74,18 +77,20 @@ def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
     major, project = full_render
     entry = MATRIX["majors"][major]
     extras = pyproject(project)["project"]["optional-dependencies"]
-    # PyCUDA builds from source against a local toolkit: it gets an extra of its own.
-    wheels = [r for lib in ALL_LIBRARIES if lib != "pycuda" for r in entry["requirements"][lib]]
+    # A library marked own_extra (PyCUDA builds from source) gets an extra named after it.
+    own = [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["own_extra"]]
+    wheels = [r for lib in ALL_LIBRARIES if lib not in own for r in entry["requirements"][lib]]
     assert extras == {
         f"cuda{major}": wheels + entry["guard_requirements"],
-        "pycuda": entry["requirements"]["pycuda"],
+        **{lib: entry["requirements"][lib] for lib in own},
     }
 
 
 def test_extra_lists_only_selected_libraries(render: Render) -> None:
-    project = render({"cuda_major": 12, "gpu_libraries": ["numba"]}, name="numba-only")
-    extra = pyproject(project)["project"]["optional-dependencies"]["cuda12"]
-    entry = MATRIX["majors"]["12"]
+    major = MAJORS[0]
+    project = render({"cuda_major": int(major), "gpu_libraries": ["numba"]}, name="numba-only")
+    extra = pyproject(project)["project"]["optional-dependencies"][f"cuda{major}"]
+    entry = MATRIX["majors"][major]
     assert extra == entry["requirements"]["numba"] + entry["guard_requirements"]
 
 
@@ -120,13 +125,13 @@ def test_torch_comes_from_the_pytorch_index_of_the_chosen_major(
 
 def test_generated_code_carries_the_matrix_drivers(full_render: tuple[str, Path]) -> None:
     major, project = full_render
-    package = project / "src" / "my_gpu_project"
-    detect = (package / "gpu" / "_detect.py").read_text("utf-8")
-    assert f'MIN_DRIVER = "{MATRIX["majors"][major]["min_driver_linux"]}"' in detect
-    assert f"CUDA_MAJOR = {major}\n" in detect
-    findings = (package / "doctor" / "_findings.py").read_text("utf-8")
-    for each, entry in MATRIX["majors"].items():
-        assert f'    {each}: "{entry["min_driver_linux"]}",' in findings
+    facts = runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_facts.py"))
+    assert facts["CUDA_MAJOR"] == int(major)
+    assert facts["MIN_DRIVER"] == MATRIX["majors"][major]["min_driver_linux"]
+    assert facts["MIN_DRIVER_BY_MAJOR"] == {
+        int(each): entry["min_driver_linux"] for each, entry in MATRIX["majors"].items()
+    }
+    assert facts["GPU_EXTRA"] == f"cuda{major}"
 
 
 def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) -> None:
@@ -146,6 +151,9 @@ def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[st
         assert f"`{req}`" in readme
 
 
+# A version that starts with one of the matrix's majors: 12.9, 13.0.2, ...
+CUDA_VERSION = re.compile(rf"(?<![\w.])(?:{'|'.join(MAJORS)})\.\d+(?:\.\d+)*")
+
 # Where pins live: packaging, environments, images, CI and what users read first.
 PIN_FILES = ("pyproject.toml", "noxfile.py", "Dockerfile", "compose.yaml", "README.md", ".github")
 
@@ -164,5 +172,5 @@ def test_no_pin_file_names_a_cuda_version_the_matrix_does_not(
         for line in path.read_text("utf-8").splitlines():
             if "cuda" not in line.lower():
                 continue
-            for version in re.findall(r"(?<![\w.])1[23]\.\d+(?:\.\d+)*", line):
+            for version in CUDA_VERSION.findall(line):
                 assert version in allowed, f"{path.name}: {line.strip()}"

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, WORKING_TREE_TAG, copier_questions, copy_template, load_computed
+from conftest import REPO_ROOT, WORKING_TREE_TAG, copier_questions, copy_template
+from template_data import load_computed
 
 
 def refusal(template_repo: Path, tmp_path: Path, answers: dict[str, Any]) -> str:

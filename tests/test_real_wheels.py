@@ -14,8 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Built, Render, build_and_install, load_computed, run
+from conftest import Built, Render, build_and_install, run
 from packaging.requirements import Requirement
+from template_data import load_computed
 
 pytestmark = pytest.mark.slow
 

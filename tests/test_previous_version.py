@@ -1,0 +1,146 @@
+"""Against the previous template version: renders change only where we meant, updates still work.
+
+``PREVIOUS`` is the last commit before this round of changes (the template has no release tags
+yet). Each render of the answer matrix is compared file for file with the same answers rendered
+from ``PREVIOUS``; every difference must be listed in ``INTENDED`` with its reason. Move
+``PREVIOUS`` forward (and empty ``INTENDED``) when a release is tagged.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import fnmatch
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import RENDER_MATRIX, REPO_ROOT, Render, copy_template, copy_working_tree, git
+
+PREVIOUS = "d06a7ecf09033d91152e7ef215c593a2294745a5"
+
+# Rendered paths that differ from PREVIOUS on purpose. Patterns are fnmatch globs over the
+# project-relative path; the CHANGELOG tells users what each means for `copier update`.
+INTENDED: dict[str, str] = {
+    "src/*/gpu/_facts.py": "new: the project's CUDA major, drivers, extra, modules, overrides",
+    "pyproject.toml": "mypy overrides and the mixed-majors comment derived from the matrix",
+    "docs/gpu.md": "the mixed-majors example names the project's own CuPy wheel",
+}
+
+
+def previous_is_available() -> bool:
+    probe = subprocess.run(
+        ["git", "cat-file", "-e", f"{PREVIOUS}^{{commit}}"], cwd=REPO_ROOT, check=False
+    )
+    return probe.returncode == 0
+
+
+needs_previous = pytest.mark.skipif(
+    not previous_is_available(), reason=f"{PREVIOUS[:7]} is not in this clone's history"
+)
+
+
+def differing_paths(old: Path, new: Path) -> list[str]:
+    """Project-relative paths present in only one tree or with different content."""
+
+    def files(root: Path) -> set[str]:
+        return {
+            p.relative_to(root).as_posix()
+            for p in root.rglob("*")
+            if p.is_file() and ".git" not in p.parts and p.name != ".copier-answers.yml"
+        }
+
+    old_files, new_files = files(old), files(new)
+    changed = {
+        rel for rel in old_files & new_files if not filecmp.cmp(old / rel, new / rel, shallow=False)
+    }
+    return sorted(changed | (old_files ^ new_files))
+
+
+@needs_previous
+@pytest.mark.parametrize("name", sorted(RENDER_MATRIX))
+def test_render_differs_from_the_previous_version_only_where_intended(
+    name: str, render: Render, tmp_path: Path
+) -> None:
+    answers: dict[str, Any] = RENDER_MATRIX[name]
+    old = copy_template(REPO_ROOT, tmp_path / "previous", answers, PREVIOUS)
+    new = render(answers, name=f"now-{name}")
+    unexplained = [
+        rel
+        for rel in differing_paths(old, new)
+        if not any(fnmatch.fnmatch(rel, pattern) for pattern in INTENDED)
+    ]
+    assert unexplained == []
+
+
+@pytest.fixture(scope="module")
+def updated_from_previous(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project rendered by PREVIOUS, edited by its user, then updated to this working tree."""
+    from copier import run_copy, run_update
+
+    root = tmp_path_factory.mktemp("from-previous")
+    template = root / "template"
+    git("clone", "-q", "--no-hardlinks", str(REPO_ROOT), str(template), cwd=root)
+    git("tag", "v1", PREVIOUS, cwd=template)
+    project = root / "project"
+    run_copy(str(template), project, defaults=True, unsafe=False, vcs_ref="v1", quiet=True)
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render v1", cwd=project)
+    science = project / "src" / "my_gpu_project" / "science.py"
+    science.write_text('"""Mine."""\n', "utf-8")
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "user code", cwd=project)
+
+    # v2: exactly this working tree, on top of the history that holds v1.
+    git("checkout", "-q", "-B", "next", cwd=template)
+    git("rm", "-rq", ".", cwd=template)
+    copy_working_tree(template)
+    git("add", "-A", cwd=template)
+    git("commit", "-q", "--allow-empty", "-m", "this working tree", cwd=template)
+    git("tag", "v2", cwd=template)
+    run_update(
+        project,
+        defaults=True,
+        overwrite=True,
+        unsafe=False,
+        vcs_ref="v2",
+        quiet=True,
+        conflict="inline",
+    )
+    shutil.rmtree(template)  # the update must not need the template afterwards
+    return project
+
+
+@needs_previous
+def test_update_from_the_previous_version_records_the_new_one(
+    updated_from_previous: Path,
+) -> None:
+    answers = yaml.safe_load((updated_from_previous / ".copier-answers.yml").read_text("utf-8"))
+    assert answers["_commit"] == "v2"
+
+
+@needs_previous
+def test_update_from_the_previous_version_brings_new_files_and_keeps_the_users(
+    updated_from_previous: Path,
+) -> None:
+    package = updated_from_previous / "src" / "my_gpu_project"
+    assert (package / "gpu" / "_facts.py").is_file()
+    assert (package / "science.py").read_text("utf-8") == '"""Mine."""\n'
+
+
+@needs_previous
+def test_update_from_the_previous_version_leaves_no_conflict(
+    updated_from_previous: Path,
+) -> None:
+    # The user edited nothing the template writes, so nothing may conflict.
+    marked = [
+        p.relative_to(updated_from_previous).as_posix()
+        for p in updated_from_previous.rglob("*")
+        if p.is_file()
+        and ".git" not in p.parts
+        and (p.suffix == ".rej" or "<<<<<<< " in p.read_text("utf-8", errors="replace"))
+    ]
+    assert marked == []
