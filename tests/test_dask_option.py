@@ -1,0 +1,136 @@
+"""The dask option: the files it brings, and its requirements read from the matrix and the pins.
+
+Rendering only. The generated scale-out tests (a real local cluster) run in the build suite.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import ALL_LIBRARIES, MAJORS, WORKING_TREE_TAG, Render, copy_template
+from packaging.requirements import Requirement
+from template_data import load_computed, questions
+
+MATRIX: dict[str, Any] = load_computed("cuda_matrix")
+PINS: dict[str, Any] = load_computed("pins")
+PACKAGE = "my_gpu_project"
+# What the option brings, as a rendered project has it.
+DASK_FILES = [
+    f"src/{PACKAGE}/scale/__init__.py",
+    f"src/{PACKAGE}/scale/_arrays.py",
+    f"src/{PACKAGE}/scale/_cluster.py",
+    "tests/test_scale.py",
+    "benchmarks/scale_out.py",
+    "docs/scale-out.md",
+]
+
+
+def pyproject(project: Path) -> dict[str, Any]:
+    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+
+
+def nav_pages(nav: list[Any]) -> set[str]:
+    """Every page named in an mkdocs ``nav``, however deeply nested."""
+    pages: set[str] = set()
+    for entry in nav:
+        for value in entry.values() if isinstance(entry, dict) else [entry]:
+            pages |= nav_pages(value) if isinstance(value, list) else {value}
+    return pages
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["dask", "no-dask"])
+def dask_render(request: pytest.FixtureRequest, render: Render) -> tuple[bool, Path]:
+    """CuPy and the docs site, with and without the option."""
+    answers = {"dask": request.param, "gpu_libraries": ["cupy"], "docs": "mkdocs"}
+    return request.param, render(answers, name=f"dask-{request.param}")
+
+
+def test_the_option_is_off_by_default() -> None:
+    assert questions()["dask"]["default"] is False
+
+
+def test_the_scale_out_files_follow_the_answer(dask_render: tuple[bool, Path]) -> None:
+    dask, project = dask_render
+    assert {name: (project / name).is_file() for name in DASK_FILES} == dict.fromkeys(
+        DASK_FILES, dask
+    )
+
+
+def test_the_docs_navigation_lists_the_scale_out_page_with_the_option(
+    dask_render: tuple[bool, Path],
+) -> None:
+    dask, project = dask_render
+    config = yaml.safe_load((project / "mkdocs.yml").read_text("utf-8"))
+    assert ("scale-out.md" in nav_pages(config["nav"])) == dask
+
+
+def test_the_dask_extra_and_the_test_group_hold_the_cpu_pins(
+    dask_render: tuple[bool, Path],
+) -> None:
+    dask, project = dask_render
+    data = pyproject(project)
+    extra = data["project"]["optional-dependencies"].get("dask")
+    tests = data["dependency-groups"]["test"]
+    if dask:
+        assert (extra, tests[-len(PINS["dask"]) :]) == (PINS["dask"], PINS["dask"])
+    else:
+        assert (extra, [req for req in tests if "dask" in req]) == (None, [])
+
+
+def test_the_option_renders_python_that_parses_beside_every_library(render: Render) -> None:
+    answers = {"dask": True, "gpu_libraries": ALL_LIBRARIES, "python_min": "3.12"}
+    project = render(answers, name="dask-all-libraries")
+    parsed = [
+        ast.parse((project / name).read_text("utf-8"), filename=name)
+        for name in DASK_FILES
+        if name.endswith(".py")
+    ]
+    assert len(parsed) == 5
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_the_gpu_extra_pins_dask_cuda_of_the_chosen_major_from_the_matrix(
+    major: int, render: Render
+) -> None:
+    answers = {"cuda_major": major, "dask": True, "gpu_libraries": ["cupy"]}
+    project = render(answers, name=f"dask-cuda{major}")
+    extra = pyproject(project)["project"]["optional-dependencies"][f"cuda{major}"]
+    expected = MATRIX["majors"][str(major)]["dask"]["requirements"]
+    assert [req for req in extra if Requirement(req).name == "dask-cuda"] == expected
+
+
+def test_every_major_names_dask_cuda_for_its_own_cuda_major() -> None:
+    for major, entry in MATRIX["majors"].items():
+        requirements = [Requirement(req) for req in entry["dask"]["requirements"]]
+        assert [(req.name, req.extras) for req in requirements] == [("dask-cuda", {f"cu{major}"})]
+        assert entry["dask"]["python_min"] in MATRIX["python_versions"]
+
+
+def test_without_gpu_libraries_the_option_brings_only_the_cpu_extra(render: Render) -> None:
+    project = render({"dask": True, "gpu_libraries": [], "docs": "none"}, name="dask-cpu-only")
+    assert pyproject(project)["project"]["optional-dependencies"] == {"dask": PINS["dask"]}
+
+
+def test_a_python_floor_below_dask_cudas_is_refused_with_the_fix(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    floor = MATRIX["majors"][str(MAJORS[-1])]["dask"]["python_min"]
+    older = MATRIX["python_versions"][MATRIX["python_versions"].index(floor) - 1]
+    answers = {"dask": True, "gpu_libraries": ["cupy"], "python_min": older}
+    with pytest.raises(ValueError, match="Validation error") as refused:
+        copy_template(template_repo, tmp_path / "refused", answers, WORKING_TREE_TAG)
+    assert f"Raise python_min to {floor} or answer no to dask" in " ".join(
+        str(refused.value).split()
+    )
+
+
+def test_the_cpu_half_has_no_python_floor_of_its_own(template_repo: Path, tmp_path: Path) -> None:
+    oldest = MATRIX["python_versions"][0]
+    answers = {"dask": True, "gpu_libraries": [], "python_min": oldest, "docs": "none"}
+    project = copy_template(template_repo, tmp_path / "oldest", answers, WORKING_TREE_TAG)
+    assert (project / "src" / PACKAGE / "scale" / "__init__.py").is_file()
