@@ -84,3 +84,9 @@ def bump_matrix(session: nox.Session) -> None:
         # docs/cuda-matrix.md shows the ranges and the date: regenerate it with them.
         session.run("python", "tools/generate_docs.py")
 
+
+@nox.session(python=PYTHON)
+def release(session: nox.Session) -> None:
+    """Check, run the quick tests and tag vX.Y.Z: `nox -s release -- X.Y.Z` (never pushes)."""
+    session.install("--group", "test")
+    session.run("python", "tools/release.py", *session.posargs)
