@@ -90,7 +90,8 @@ class Source:
 
 
 def _split(value: str | None, separator: str | None = None) -> list[str]:
-    return [item for item in (value or "").split(separator) if item.strip()] if value else []
+    """The non-empty items of a list-valued setting (None: split on whitespace)."""
+    return [item.strip() for item in (value or "").split(separator) if item.strip()]
 
 
 def _uv_index_url(entry: str) -> str:
