@@ -74,3 +74,20 @@ def example(session: nox.Session) -> None:
         dst,
         env={"COPIER_SETTINGS_PATH": os.devnull},
     )
+
+
+@nox.session(python=PYTHON)
+def bump_matrix(session: nox.Session) -> None:
+    """Newest releases of every matrix and pins package vs. their ranges (`-- --write` applies)."""
+    session.install("packaging>=24", "pyyaml>=6", "jinja2>=3.1")
+    session.run("python", "tools/bump_matrix.py", *session.posargs)
+    if "--write" in session.posargs:
+        # docs/cuda-matrix.md shows the ranges and the date: regenerate it with them.
+        session.run("python", "tools/generate_docs.py")
+
+
+@nox.session(python=PYTHON)
+def release(session: nox.Session) -> None:
+    """Check, run the quick tests and tag vX.Y.Z: `nox -s release -- X.Y.Z` (never pushes)."""
+    session.install("--group", "test")
+    session.run("python", "tools/release.py", *session.posargs)
