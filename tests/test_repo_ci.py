@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, REPO_ROOT, copier_questions, load_computed, run
+from conftest import RENDER_MATRIX, REPO_ROOT, copier_questions, run
+from template_data import load_computed
 from test_ci_files import tool
 
 GITHUB = REPO_ROOT / ".github"
