@@ -8,12 +8,17 @@ to test indexing, shared memory, barriers and atomics without a GPU.
 
 No kernel here uses warp shuffles: the simulator does not implement them, and a shared-memory tree
 is as fast for a reduction that is bound by memory bandwidth.
+
+The Laplacian kernel calls :func:`._numba_shared.stencil_point`, the ``numba.njit`` function the
+CPU loop calls too. Under the simulator the kernel calls its Python source instead
+(``py_func``): simulated kernels pass fake arrays that compiled code cannot take.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import warnings
 from typing import Any
 
 import numba
@@ -27,14 +32,35 @@ from ._launch import (
     grid_2d,
     reduction_blocks,
 )
+from ._numba_shared import stencil_point
 
-__all__ = ["cupy_stream", "launch_axpy", "launch_laplacian", "launch_sum_of_squares", "sm_count"]
+__all__ = [
+    "cupy_stream",
+    "launch",
+    "launch_axpy",
+    "launch_laplacian",
+    "launch_sum_of_squares",
+    "sm_count",
+]
 
 # Numba's hints cover its CPU API; the CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the
 # kernel compiler, not as typed Python, so mypy is told the module is untyped.
 cuda: Any = importlib.import_module("numba.cuda")
 
 _DEFAULT_STREAM = 0  # Numba's legacy default stream, the one CuPy also uses by default
+
+# numba-cuda warns (NumbaPerformanceWarning) whenever a grid has fewer than 128 blocks. Here the
+# grid follows the data, so a small array is a small grid by design, and under
+# `filterwarnings = error` the advice would fail every small call: exactly that warning is
+# silenced at the launch, nothing else.
+_LOW_OCCUPANCY = r"Grid size \d+ will likely result in GPU under-utilization"
+_PERFORMANCE_WARNING: type[Warning] = importlib.import_module(
+    "numba.cuda.core.errors"
+).NumbaPerformanceWarning
+
+# (Numba sets the flag from NUMBA_ENABLE_CUDASIM when it is imported; getattr: it is untyped.)
+_SIMULATOR = bool(getattr(numba.config, "ENABLE_CUDASIM", 0))
+_stencil_point: Any = stencil_point.py_func if _SIMULATOR else stencil_point
 
 
 def sm_count() -> int:
@@ -89,28 +115,30 @@ def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
     return cuda.jit(kernel)
 
 
-@functools.cache
-def _laplacian_kernel(dtype: np.dtype[Any]) -> Any:
-    four = dtype.type(4)  # a typed constant keeps float32 arithmetic in float32
-
-    def kernel(u: Any, out: Any) -> None:
-        col, row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
-        rows, cols = u.shape
-        if row >= rows or col >= cols:
-            return
+def _laplacian(u: Any, out: Any) -> None:
+    col, first_row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
+    rows, cols = u.shape
+    if col >= cols:  # the last blocks overhang the grid
+        return
+    # A grid-stride loop over rows: the launch caps the grid's y at MAX_GRID_Y blocks.
+    for row in range(first_row, rows, cuda.gridsize(2)[1]):
         if 0 < row < rows - 1 and 0 < col < cols - 1:
-            out[row, col] = (
-                (u[row - 1, col] + u[row + 1, col])
-                + (u[row, col - 1] + u[row, col + 1])
-                - four * u[row, col]
-            )
+            out[row, col] = _stencil_point(u, row, col)
         else:
             out[row, col] = 0
 
-    return cuda.jit(kernel)
+
+_laplacian_kernel: Any = cuda.jit(_laplacian)
 
 
 # --- launchers -----------------------------------------------------------------------------------
+
+
+def launch(kernel: Any, grid: Any, block: Any, stream: Any, *args: Any) -> None:
+    """``kernel[grid, block, stream](*args)``, without numba-cuda's low-occupancy warning."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_LOW_OCCUPANCY, category=_PERFORMANCE_WARNING)
+        kernel[grid, block, stream](*args)
 
 
 def launch_axpy(
@@ -125,7 +153,7 @@ def launch_axpy(
     """``out = a * x + y`` on 1-D device arrays, one thread per element."""
     blocks = blocks_for(out.size, threads)
     if blocks:  # a grid of zero blocks is a CUDA launch error
-        _axpy_kernel[blocks, threads, stream](a, x, y, out)
+        launch(_axpy_kernel, blocks, threads, stream, a, x, y, out)
 
 
 def launch_sum_of_squares(
@@ -140,7 +168,8 @@ def launch_sum_of_squares(
     check_threads_per_block(threads)
     blocks = reduction_blocks(x.size, sm_count() if sms is None else sms, threads)
     if blocks:
-        _sum_of_squares_kernel(threads, np.dtype(x.dtype))[blocks, threads, stream](x, out)
+        kernel = _sum_of_squares_kernel(threads, np.dtype(x.dtype))
+        launch(kernel, blocks, threads, stream, x, out)
 
 
 def launch_laplacian(
@@ -153,4 +182,4 @@ def launch_laplacian(
     """``out`` = the 5-point Laplacian of the 2-D C-contiguous ``u``, with zero edges."""
     grid = grid_2d(u.shape, block)
     if grid[0] and grid[1]:
-        _laplacian_kernel(np.dtype(u.dtype))[grid, block, stream](u, out)
+        launch(_laplacian_kernel, grid, block, stream, u, out)
