@@ -1,27 +1,29 @@
-"""CUDA kernels in Python syntax (numba-cuda), and the helpers that size their launches.
+"""CUDA kernels in Python syntax (Numba), and the helpers that size their launches.
 
-This module imports ``numba.cuda`` when it is imported, so only GPU paths and simulator tests
-import it. Launchers take device arrays: Numba device arrays, CuPy arrays (anything with
-``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
+The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles
+them with numba-cuda-mlir (``numba_cuda_mlir.cuda``, NVIDIA's maintained target) where it is
+installed, and with numba-cuda (``numba.cuda``) otherwise and always under the CUDA simulator,
+which only numba-cuda has. It imports that target when it is imported, so only GPU paths and
+simulator tests import it. Launchers take device arrays: Numba device arrays, CuPy arrays
+(anything with ``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but exact enough
 to test indexing, shared memory, barriers and atomics without a GPU.
 
 No kernel here uses warp shuffles: the simulator does not implement them, and a shared-memory tree
 is as fast for a reduction that is bound by memory bandwidth.
 
-The Laplacian kernel calls :func:`._numba_shared.stencil_point`, the ``numba.njit`` function the
-CPU loop calls too. Under the simulator the kernel calls its Python source instead
-(``py_func``): simulated kernels pass fake arrays that compiled code cannot take.
+The Laplacian kernel calls :func:`._numba_shared.stencil_point_source` compiled as an inlined
+device function: the same Python function the CPU loop compiles with ``numba.njit``.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import warnings
 from typing import Any
 
-import numba
 import numpy as np
 
 from ._launch import (
@@ -32,9 +34,10 @@ from ._launch import (
     grid_2d,
     reduction_blocks,
 )
-from ._numba_shared import stencil_point
+from ._numba_shared import stencil_point_source
 
 __all__ = [
+    "BACKEND",
     "cupy_stream",
     "launch",
     "launch_axpy",
@@ -43,24 +46,40 @@ __all__ = [
     "sm_count",
 ]
 
-# Numba's hints cover its CPU API; the CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the
-# kernel compiler, not as typed Python, so mypy is told the module is untyped.
-cuda: Any = importlib.import_module("numba.cuda")
 
-_DEFAULT_STREAM = 0  # Numba's legacy default stream, the one CuPy also uses by default
+def _cuda_target() -> tuple[Any, str]:
+    """The CUDA module kernels compile with, and its name (which the doctor and tests report)."""
+    # Numba reads the simulator switch from the environment when it is first imported.
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0").strip() not in {"", "0"}:
+        return importlib.import_module("numba.cuda"), "numba-cuda simulator"
+    try:
+        return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir"
+    except ImportError:  # not installed (Python 3.10, or numba-cuda chosen by hand)
+        return importlib.import_module("numba.cuda"), "numba-cuda"
 
-# numba-cuda warns (NumbaPerformanceWarning) whenever a grid has fewer than 128 blocks. Here the
-# grid follows the data, so a small array is a small grid by design, and under
-# `filterwarnings = error` the advice would fail every small call: exactly that warning is
+
+# The CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the kernel compiler, not as typed
+# Python, so mypy is told the module is untyped.
+cuda: Any
+BACKEND: str
+cuda, BACKEND = _cuda_target()
+
+_DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
+
+# Both targets warn (NumbaPerformanceWarning, each its own class) whenever a grid has fewer than
+# 128 blocks. Here the grid follows the data, so a small array is a small grid by design, and
+# under `filterwarnings = error` the advice would fail every small call: exactly that message is
 # silenced at the launch, nothing else.
 _LOW_OCCUPANCY = r"Grid size \d+ will likely result in GPU under-utilization"
 _PERFORMANCE_WARNING: type[Warning] = importlib.import_module(
-    "numba.cuda.core.errors"
+    "numba_cuda_mlir.numba_cuda.core.errors"
+    if BACKEND == "numba-cuda-mlir"
+    else "numba.cuda.core.errors"
 ).NumbaPerformanceWarning
 
-# (Numba sets the flag from NUMBA_ENABLE_CUDASIM when it is imported; getattr: it is untyped.)
-_SIMULATOR = bool(getattr(numba.config, "ENABLE_CUDASIM", 0))
-_stencil_point: Any = stencil_point.py_func if _SIMULATOR else stencil_point
+# Inlined: numba-cuda compiles a device function that is not inlined for the current device, which
+# needs a driver even to emit PTX.
+_stencil_point: Any = cuda.jit(device=True, inline="always")(stencil_point_source)
 
 
 def sm_count() -> int:
@@ -92,7 +111,7 @@ _axpy_kernel: Any = cuda.jit(_axpy)
 
 @functools.cache
 def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
-    element = numba.from_dtype(dtype)
+    element = dtype.type  # a NumPy scalar type: both targets take it (numba's types: only one)
     zero = dtype.type(0)
 
     def kernel(x: Any, out: Any) -> None:
@@ -135,7 +154,7 @@ _laplacian_kernel: Any = cuda.jit(_laplacian)
 
 
 def launch(kernel: Any, grid: Any, block: Any, stream: Any, *args: Any) -> None:
-    """``kernel[grid, block, stream](*args)``, without numba-cuda's low-occupancy warning."""
+    """``kernel[grid, block, stream](*args)``, without Numba's low-occupancy warning."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_LOW_OCCUPANCY, category=_PERFORMANCE_WARNING)
         kernel[grid, block, stream](*args)

@@ -1,11 +1,13 @@
-"""Numba code that the CPU loops and the CUDA kernels share: each formula is written once.
+"""Arithmetic that the CPU loops and the CUDA kernels share: each formula is written once.
 
-numba-cuda compiles a ``numba.njit`` function that a ``@cuda.jit`` kernel calls as a device
-function for the GPU, and the CPU loops of :mod:`.numba_kernels` call the same function compiled
-for the CPU (numba-cuda's documentation: "Writing CPU/GPU compatible code"). A fix to the
-arithmetic therefore reaches both, and the CPU tests check the formula the GPU runs.
+Each formula is a plain Python function, compiled twice: with ``numba.njit`` for the CPU loops
+of :mod:`.numba_kernels` (here), and with ``cuda.jit(device=True)`` for the kernels of
+:mod:`._numba_cuda`. A kernel cannot call the ``njit`` function itself: numba-cuda could, but
+numba-cuda-mlir, the maintained CUDA target, does not use the ``numba`` package at all. Both are
+inlined, so the shared function costs no call. A fix to the arithmetic reaches both, and the CPU
+tests check the formula the GPU runs.
 
-Importing this module imports Numba's CPU compiler, not numba-cuda.
+Importing this module imports Numba's CPU compiler, not a CUDA target.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from typing import Any, cast
 
 import numba
 
-__all__ = ["stencil_point"]
+__all__ = ["stencil_point", "stencil_point_source"]
 
 
-def _stencil_point(u: Any, i: int, j: int) -> Any:
+def stencil_point_source(u: Any, i: int, j: int) -> Any:
+    """``u[i-1, j] + u[i+1, j] + u[i, j-1] + u[i, j+1] - 4 u[i, j]``, in ``u``'s dtype."""
     centre = u[i, j]
     # 4 * centre with the literal 4 would make Numba compute a float32 grid in float64 (1/32 of
     # the float32 rate on most GPUs); doubling twice is exact and stays in the array's dtype.
@@ -25,9 +28,5 @@ def _stencil_point(u: Any, i: int, j: int) -> Any:
     return (u[i - 1, j] + u[i + 1, j]) + (u[i, j - 1] + u[i, j + 1]) - (twice + twice)
 
 
-stencil_point = cast("Any", numba.njit(cache=True)(_stencil_point))
-"""``u[i-1, j] + u[i+1, j] + u[i, j-1] + u[i, j+1] - 4 u[i, j]`` at an interior point ``(i, j)``.
-
-Compiled for the CPU on its first call, and for the GPU inside each kernel that calls it.
-``stencil_point.py_func`` is the plain Python function (the CUDA simulator runs that one).
-"""
+stencil_point = cast("Any", numba.njit(inline="always")(stencil_point_source))
+""":func:`stencil_point_source` for the CPU loops, inlined into each loop that calls it."""
