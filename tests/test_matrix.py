@@ -124,9 +124,9 @@ def test_generated_code_carries_the_matrix_drivers(full_render: tuple[str, Path]
     detect = (package / "gpu" / "_detect.py").read_text("utf-8")
     assert f'MIN_DRIVER = "{MATRIX["majors"][major]["min_driver_linux"]}"' in detect
     assert f"CUDA_MAJOR = {major}\n" in detect
-    findings = (package / "doctor" / "_findings.py").read_text("utf-8")
+    facts = (package / "gpu" / "_facts.py").read_text("utf-8")
     for each, entry in MATRIX["majors"].items():
-        assert f'    {each}: "{entry["min_driver_linux"]}",' in findings
+        assert f'    {each}: "{entry["min_driver_linux"]}",' in facts
 
 
 def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) -> None:

@@ -212,17 +212,20 @@ class BadOverride(Check):
 
     code = "bad-override"
     severity = "error"
-    why = "the package raises ValueError at its first GPU decision, so every import of xp fails"
+    why = (
+        "the package raises ValueError at its first GPU decision (the first use of gpu.xp or "
+        "gpu.backend())"
+    )
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
         if facts.decision.raises != "ValueError":
             return None
-        overrides = (*FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES)
+        overrides = ", ".join((*FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES))
         return cls.found(
             f"the package raises ValueError: {facts.decision.reason}",
-            f"set {', '.join(overrides)} to 1 or 0, or unset them; set "
-            f"{_or_names(FORCE_CPU_VARIABLES)}, or {_or_names(REQUIRE_GPU_VARIABLES)}, not both",
+            f"set {overrides} only to 1 or 0, or unset them; never set a "
+            f"{FORCE_CPU_VARIABLES[0]} and a {REQUIRE_GPU_VARIABLES[0]} variable together",
         )
 
 
