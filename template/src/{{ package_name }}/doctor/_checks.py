@@ -30,6 +30,7 @@ __all__ = ["evaluate"]
 _NUMBA_CUDA_EXTRAS = "/".join(f"[cu{major}]" for major in sorted(MIN_DRIVER_BY_MAJOR))
 # numba-cuda 0.30 (the newest checked) calls numpy.row_stack, which this NumPy release removed.
 _NUMPY_WITHOUT_ROW_STACK = (2, 5)
+_NUMPY_CAP = ".".join(map(str, _NUMPY_WITHOUT_ROW_STACK))
 
 
 def _listed(packages: Iterable[Installed]) -> str:
@@ -44,7 +45,9 @@ def _install_hint() -> str:
     """How to install this project's GPU stack: its extra, or CuPy when it has none."""
     if GPU_EXTRA is not None:
         return f'pip install "{DISTRIBUTION}[{GPU_EXTRA}]"'
-    return f"pip install the CUDA {CUDA_MAJOR} build of your GPU library (cupy-cuda{CUDA_MAJOR}x)"
+    return (
+        f"install a CUDA {CUDA_MAJOR} build of a GPU library (pip install cupy-cuda{CUDA_MAJOR}x)"
+    )
 
 
 def _or_names(names: Iterable[str]) -> str:
@@ -190,8 +193,8 @@ class NumpyTooNew(Check):
     code = "numpy-too-new"
     severity = "error"
     why = (
-        "numba-cuda calls numpy.row_stack, which NumPy "
-        f"{'.'.join(map(str, _NUMPY_WITHOUT_ROW_STACK))} removed: compiling any CUDA kernel fails"
+        f"numba-cuda calls numpy.row_stack, which NumPy {_NUMPY_CAP} removed: compiling any CUDA "
+        "kernel fails"
     )
 
     @classmethod
@@ -203,7 +206,7 @@ class NumpyTooNew(Check):
             return None
         return cls.found(
             f"numba-cuda {numba_cuda.version} is installed with NumPy {numpy.version}",
-            'pin numpy<2.5 (pip install "numpy<2.5") or use numba-cuda-mlir',
+            f'pin numpy<{_NUMPY_CAP} (pip install "numpy<{_NUMPY_CAP}") or use numba-cuda-mlir',
         )
 
 
