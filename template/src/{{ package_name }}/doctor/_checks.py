@@ -396,12 +396,20 @@ class NvccWheelsDiffer(Check):
         ]
         if not differ:
             return None
-        nvcc = f"{release[0]}.{release[1]}"
+        nvcc = ".".join(map(str, release))
+        wheels = ".".join(map(str, version_tuple(differ[0].version)[:2]))
+        # Matching the wheels to nvcc is advice only within the project's major: wheels of
+        # another major would trade this warning for mixed-cuda-majors.
+        match = (
+            f'pip install "cuda-toolkit=={nvcc}.*" to match nvcc, or '
+            if release[0] == CUDA_MAJOR
+            else ""
+        )
         return cls.found(
             f"nvcc on PATH ({facts.nvcc.path}) is CUDA {nvcc}; the CUDA wheels are "
             f"{_listed(differ)}",
-            f'use one release: pip install "cuda-toolkit=={nvcc}.*" to match nvcc, or put the '
-            "wheels' release first on PATH, or take nvcc off PATH when nothing needs it",
+            f"use one release: {match}put a CUDA {wheels} toolkit first on PATH (or set "
+            "CUDA_PATH), or take nvcc off PATH when nothing needs it",
         )
 
 

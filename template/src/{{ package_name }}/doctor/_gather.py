@@ -112,7 +112,8 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
     """Look at the environment (``paths``: where to read package metadata; default sys.path).
 
     Called from your own program, it also notes a CUDA library loaded before a ``fork``-based
-    multiprocessing pool could copy it; from the command line nothing is loaded yet.
+    multiprocessing pool could copy it (from the command line nothing is loaded yet), and it
+    detects afresh: the GPU module's cached decision is reset, as ``reset_detection()`` does.
     """
     import multiprocessing
 
