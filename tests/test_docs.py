@@ -43,16 +43,29 @@ def test_troubleshooting_covers_each_error_the_doctor_issue_names() -> None:
         assert error in page
 
 
-def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
+DOCTOR_CHECKS = REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor" / "_checks.py"
+
+
+def _documented_codes() -> set[str]:
     page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
-    findings = (
-        REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor" / "_findings.py.jinja"
-    ).read_text("utf-8")
     finding_texts = re.findall(r"\*\*Finding\.\*\*(.*?)\*\*Fix\.\*\*", page, flags=re.DOTALL)
-    codes = {c for text in finding_texts for c in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", text)}
+    return {c for text in finding_texts for c in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", text)}
+
+
+def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
+    checks = DOCTOR_CHECKS.read_text("utf-8")
+    codes = _documented_codes()
     assert len(codes) >= 6, f"the page names too few findings: {codes}"
     for code in codes:
-        assert f'"{code}"' in findings, code
+        assert f'"{code}"' in checks, code
+
+
+def test_troubleshooting_documents_every_finding_the_doctor_has() -> None:
+    # Each check declares `code = "..."`; a crashing check is reported as "check-failed".
+    checks = DOCTOR_CHECKS.read_text("utf-8")
+    codes = set(re.findall(r'^    code = "([a-z-]+)"$', checks, flags=re.MULTILINE))
+    assert len(codes) >= 9, f"too few checks found: {codes}"
+    assert codes | {"check-failed"} <= _documented_codes()
 
 
 def test_readme_test_command_is_what_ci_runs() -> None:
