@@ -71,11 +71,24 @@ _DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by defa
 # under `filterwarnings = error` the advice would fail every small call: exactly that message is
 # silenced at the launch, nothing else.
 _LOW_OCCUPANCY = r"Grid size \d+ will likely result in GPU under-utilization"
-_PERFORMANCE_WARNING: type[Warning] = importlib.import_module(
-    "numba_cuda_mlir.numba_cuda.core.errors"
-    if BACKEND == "numba-cuda-mlir"
-    else "numba.cuda.core.errors"
-).NumbaPerformanceWarning
+
+
+def _performance_warning() -> type[Warning]:
+    """The target's NumbaPerformanceWarning class (each target defines its own)."""
+    for module in (
+        "numba_cuda_mlir.numba_cuda.core.errors" if BACKEND == "numba-cuda-mlir" else "",
+        "numba.cuda.core.errors",  # numba-cuda
+        "numba.core.errors",  # the CUDA target built into older numba releases
+    ):
+        try:
+            found: type[Warning] = importlib.import_module(module).NumbaPerformanceWarning
+        except (ImportError, ValueError, AttributeError):  # ValueError: the empty name
+            continue
+        return found
+    return Warning
+
+
+_PERFORMANCE_WARNING = _performance_warning()
 
 # Inlined: numba-cuda compiles a device function that is not inlined for the current device, which
 # needs a driver even to emit PTX.
