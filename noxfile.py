@@ -73,3 +73,10 @@ def example(session: nox.Session) -> None:
         dst,
         env={"COPIER_SETTINGS_PATH": os.devnull},
     )
+
+
+@nox.session(python=PYTHON)
+def refresh_names(session: nox.Session) -> None:
+    """Recompute includes/dependency-names.yml from what rendered projects install (needs PyPI)."""
+    session.install("copier>=9.7", "pyyaml>=6", "packaging>=24", "uv")
+    session.run("python", "tools/refresh_names.py", *session.posargs)

@@ -62,6 +62,17 @@ class _CopierYamlLoader(yaml.SafeLoader):
 _CopierYamlLoader.add_constructor("!include", lambda loader, node: None)
 
 
+def copier_settings() -> dict[str, Any]:
+    """Every top-level key of copier.yml: questions and computed values (includes left out)."""
+    documents = yaml.load_all((REPO_ROOT / "copier.yml").read_text("utf-8"), _CopierYamlLoader)
+    return {
+        key: spec
+        for document in documents
+        if isinstance(document, dict)
+        for key, spec in document.items()
+    }
+
+
 def copier_questions() -> dict[str, Any]:
     """The questions copier.yml asks (settings and computed values left out)."""
     documents = yaml.load_all((REPO_ROOT / "copier.yml").read_text("utf-8"), _CopierYamlLoader)

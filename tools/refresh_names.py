@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "includes" / "dependency-names.yml"
@@ -174,6 +175,13 @@ def _index_files(name: str) -> list[dict[str, Any]]:
     return files
 
 
+def _wheel_version(filename: str) -> Version | None:
+    try:
+        return parse_wheel_filename(filename)[1]
+    except InvalidWheelFilename:  # old uploads with tags no installer accepts today
+        return None
+
+
 def _wheel_preference(filename: str) -> int:
     tags = {str(tag) for tag in parse_wheel_filename(filename)[3]}
     if any(tag.endswith("-none-any") for tag in tags):
@@ -189,7 +197,7 @@ def top_level_names(name: str, version: str) -> set[str]:
         file
         for file in _index_files(name)
         if file["filename"].endswith(".whl")
-        and str(parse_wheel_filename(file["filename"])[1]) == version
+        and _wheel_version(file["filename"]) == Version(version)
     ]
     if not wheels:  # source only (PyCUDA): its import name is its distribution name
         return {name.replace("-", "_")}
