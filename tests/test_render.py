@@ -104,3 +104,41 @@ def test_defaults_derive_names_from_the_project_name(render: Render) -> None:
     assert answers["package_name"] == "fast_fourier_things_2"
     assert answers["distribution_name"] == "fast-fourier-things-2"
     assert (project / "src" / "fast_fourier_things_2" / "__init__.py").is_file()
+
+
+# Where a render names an extra of its own distribution: `pip install "name[extra,...]"`,
+# `--extra extra`, the `extra` extra, `GPU_EXTRA = "extra"`, uv's `extra = "extra"`.
+def extras_named(project: Path, distribution: str) -> set[str]:
+    patterns = [
+        re.escape(distribution) + r"\[([a-z0-9,-]+)\]",
+        r"--extra[ =]([a-z0-9-]+)",
+        r"`?\b(cuda\d+|pycuda)`? extra\b",
+        r"GPU_EXTRA(?:: [^=]+)? = \"([a-z0-9-]+)\"",
+        r"\bextra = \"([a-z0-9-]+)\"",
+    ]
+    named: set[str] = set()
+    for path in rendered_files(project):
+        text = path.read_text("utf-8")
+        for pattern in patterns:
+            for match in re.finditer(pattern, text):
+                named.update(match.group(1).split(","))
+    return named
+
+
+def test_every_extra_a_render_names_exists(rendered: tuple[dict[str, Any], Path]) -> None:
+    _, project = rendered
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    defined = set(pyproject["project"].get("optional-dependencies", {}))
+    assert extras_named(project, pyproject["project"]["name"]) <= defined
+
+
+def test_a_render_without_gpu_libraries_names_no_cuda_extra(render: Render) -> None:
+    project = render({"gpu_libraries": [], "ci": "github"}, name="no-gpu-extra")
+    # cudaNN alone (not cupy-cuda13x, jax-cuda13-plugin or numba-cuda[cu13]): the extra's name.
+    mentions = [
+        f"{path.relative_to(project)}: {line.strip()}"
+        for path in rendered_files(project)
+        for line in path.read_text("utf-8").splitlines()
+        if re.search(r"(?<![\w-])cuda\d\d(?![\w-])", line)
+    ]
+    assert mentions == []
