@@ -177,6 +177,11 @@ def check_accepted(project: Path, answers: dict[str, Any]) -> None:
     paragraph = " ".join(docstring.split("\n\n")[1].split())
     assert paragraph.rstrip(".") == " ".join(recorded["description"].split()).rstrip(".")
 
+    dockerfile = (project / "Dockerfile").read_text("utf-8")
+    label = re.search(r'image\.description="((?:[^"\\]|\\.)*)"', dockerfile)
+    assert label is not None
+    assert re.sub(r"\\(.)", r"\1", label.group(1)) == recorded["description"]
+
     image = yaml.safe_load((project / "compose.yaml").read_text("utf-8"))["services"]["app"]
     assert re.fullmatch(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*:latest", image["image"])
 
@@ -209,6 +214,7 @@ def render_plain(template: Path, dst: Path, answers: dict[str, Any]) -> None:
 )
 @example(answers={"description": 'C:\\new "quoted" -- yes: no # not a comment'}).via("specials")
 @example(answers={"project_name": "yes", "description": "~"}).via("YAML words")
+@example(answers={"project_name": "P" * 80, "package_name": "p"}).via("the longest project name")
 def test_answers_are_refused_with_a_message_or_render_a_green_project(
     plain_template: Path, tmp_path_factory: pytest.TempPathFactory, answers: dict[str, Any]
 ) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, Render, copier_questions
+from conftest import RENDER_MATRIX, Render, copier_questions, load_computed
+from packaging.requirements import Requirement
 
 # `${{ ... }}` is GitHub Actions syntax, not Jinja; anything else opening a Jinja tag is a leak.
 JINJA_MARKERS = re.compile(r"(?<!\$)\{\{|\{%|\{#|%\}|#\}")
@@ -142,3 +143,22 @@ def test_a_render_without_gpu_libraries_names_no_cuda_extra(render: Render) -> N
         if re.search(r"(?<![\w-])cuda\d\d(?![\w-])", line)
     ]
     assert mentions == []
+
+
+def test_each_tool_has_one_version_in_every_place_it_is_pinned(render: Render) -> None:
+    project = render({"ci": "github"}, name="tool-pins")
+    tools = load_computed("pins")["tools"]
+    groups = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))["dependency-groups"]
+    grouped = [Requirement(req) for req in groups["lint"] + groups["build"]]
+    hooks = yaml.safe_load((project / ".pre-commit-config.yaml").read_text("utf-8"))["repos"]
+    pinned = {
+        **{req.name: str(req.specifier).removeprefix("==") for req in grouped},
+        **{
+            hook["repo"].rsplit("/", 1)[1]: hook["rev"].lstrip("v")
+            for hook in hooks
+            if "rev" in hook
+        },
+    }
+    workflows = (project / ".github/workflows/ci.yml").read_text("utf-8")
+    pinned["nox"] = re.findall(r"uvx nox@(\S+)", workflows)[0]
+    assert {name.removesuffix("-pre-commit"): version for name, version in pinned.items()} == tools
