@@ -91,3 +91,10 @@ def release(session: nox.Session) -> None:
     """Check, run the quick tests and tag vX.Y.Z: `nox -s release -- X.Y.Z` (never pushes)."""
     session.install("--group", "test")
     session.run("python", "tools/release.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def refresh_names(session: nox.Session) -> None:
+    """Recompute includes/dependency-names.yml from what rendered projects install (needs PyPI)."""
+    session.install("copier>=9.7", "pyyaml>=6", "packaging>=24", "uv")
+    session.run("python", "tools/refresh_names.py", *session.posargs)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from template_data import cuda_majors, library_choices, questions
+from template_data import copier_documents, cuda_majors, library_choices, questions
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 WORKING_TREE_TAG = "v0.0.0"
@@ -59,6 +59,11 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "docs": "none",
     },
 }
+
+
+def copier_settings() -> dict[str, Any]:
+    """Every top-level key of copier.yml: questions and computed values (includes left out)."""
+    return {key: spec for document in copier_documents() for key, spec in document.items()}
 
 
 def copier_questions() -> dict[str, Any]:
