@@ -95,7 +95,13 @@ def test_codespell_finds_no_typo_in_a_render(all_options: Path) -> None:
 def test_every_hook_repository_is_pinned_from_the_pins_file(all_options: Path) -> None:
     config = yaml.safe_load((all_options / ".pre-commit-config.yaml").read_text("utf-8"))
     remote = {r["repo"]: r["rev"] for r in config["repos"] if r["repo"] != "local"}
-    assert remote == PINS["hooks"]
+    tools = PINS["tools"]
+    assert remote == {
+        **PINS["hooks"],
+        "https://github.com/astral-sh/ruff-pre-commit": f"v{tools['ruff']}",
+        "https://github.com/abravalheri/validate-pyproject": f"v{tools['validate-pyproject']}",
+        "https://github.com/python-jsonschema/check-jsonschema": tools["check-jsonschema"],
+    }
 
 
 def test_ruff_hook_shows_the_fixes_it_applies(all_options: Path) -> None:
