@@ -122,7 +122,7 @@ def test_template_site_takes_the_generated_projects_docs_pins() -> None:
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text("utf-8"))
     own = pyproject["dependency-groups"]["docs"]
     assert own
-    assert set(own) <= set(PINS["docs"])
+    assert set(own) <= set(PINS["docs"]), "copy the ranges of pins.docs (includes/pins.yml)"
 
 
 SKIP_MARK = re.compile(r"<!-- not executed: [^>]+ -->\s*$")
