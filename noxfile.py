@@ -44,8 +44,10 @@ def docs(session: nox.Session) -> None:
     """Build the template's documentation strictly into docs/_build/html (`-- serve` to preview)."""
     session.install("--group", "docs")
     # -W: warnings are errors; -n: so is a reference that does not resolve; --keep-going: report
-    # them all at once.
-    session.run("sphinx-build", "-W", "-n", "--keep-going", "-b", "html", "docs", str(DOCS_HTML))
+    # them all at once; -E: read every page again, or a page that warned last time and has not
+    # changed since would pass unread.
+    strict = ["-W", "-n", "--keep-going", "-E"]
+    session.run("sphinx-build", *strict, "-b", "html", "docs", str(DOCS_HTML))
     if "serve" in session.posargs:
         session.log("Serving the site at http://localhost:8000 (Ctrl-C stops)")
         session.run("python", "-m", "http.server", "8000", "--directory", str(DOCS_HTML))
