@@ -31,7 +31,7 @@ def tool(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def github(render: Render) -> Path:
-    answers = {"ci": "github", "gpu_libraries": ["cupy", "numba", "jax"], "docs": "mkdocs"}
+    answers = {"ci": "github", "gpu_libraries": ["cupy", "numba", "jax"], "docs": "sphinx"}
     return render(answers, name="ci-github")
 
 

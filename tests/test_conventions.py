@@ -21,7 +21,7 @@ from conftest import ALL_LIBRARIES, RENDER_MATRIX, Render, git
 from template_data import load_computed
 
 PINS = load_computed("pins")
-ALL_OPTIONS = {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "mkdocs"}
+ALL_OPTIONS = {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "sphinx"}
 
 
 def tool(name: str) -> str:

@@ -180,7 +180,7 @@ ALL_OPTIONS = {
     "python_min": "3.12",
     "docker": True,
     "ci": "github",
-    "docs": "mkdocs",
+    "docs": "sphinx",
 }
 
 

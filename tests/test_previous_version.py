@@ -25,8 +25,16 @@ PREVIOUS = "d06a7ecf09033d91152e7ef215c593a2294745a5"
 # project-relative path; the CHANGELOG tells users what each means for `copier update`.
 INTENDED: dict[str, str] = {
     "src/*/gpu/_facts.py": "new: the project's CUDA major, drivers, extra, modules, overrides",
-    "pyproject.toml": "mypy overrides and the mixed-majors comment derived from the matrix",
+    "pyproject.toml": "mypy overrides, mixed-majors comment from the matrix; docs group: Sphinx",
     "docs/gpu.md": "the mixed-majors example names the project's own CuPy wheel",
+    "mkdocs.yml": "docs: Material for MkDocs is retired; the site is Sphinx (docs/conf.py)",
+    "docs/conf.py": "docs: the Sphinx configuration that replaces mkdocs.yml",
+    "docs/index.md": "docs: a toctree lists the pages",
+    "docs/api.md": "docs: automodule directives for every public module, for Sphinx",
+    "noxfile.py": "docs: the docs session runs sphinx-build -W -n",
+    "README.md": "docs: the docs session's line names Sphinx",
+    ".gitignore": "docs: Sphinx builds into docs/_build/, not site/",
+    ".dockerignore": "docs: Sphinx builds into docs/_build/, not site/",
 }
 
 
@@ -129,6 +137,17 @@ def test_update_from_the_previous_version_brings_new_files_and_keeps_the_users(
     package = updated_from_previous / "src" / "my_gpu_project"
     assert (package / "gpu" / "_facts.py").is_file()
     assert (package / "science.py").read_text("utf-8") == '"""Mine."""\n'
+
+
+@needs_previous
+def test_update_from_the_previous_version_replaces_the_mkdocs_site_with_sphinx(
+    updated_from_previous: Path,
+) -> None:
+    # The previous default answer, docs: mkdocs, is kept and now renders the Sphinx site.
+    answers = yaml.safe_load((updated_from_previous / ".copier-answers.yml").read_text("utf-8"))
+    assert answers["docs"] == "mkdocs"
+    assert not (updated_from_previous / "mkdocs.yml").exists()
+    assert (updated_from_previous / "docs" / "conf.py").is_file()
 
 
 @needs_previous

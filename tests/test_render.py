@@ -74,8 +74,8 @@ def test_optional_files_follow_the_answers(rendered: tuple[dict[str, Any], Path]
         ".dockerignore": answers["docker"],
         ".github/workflows/ci.yml": answers["ci"] == "github",
         ".gitlab-ci.yml": answers["ci"] == "gitlab",
-        "mkdocs.yml": answers["docs"] == "mkdocs",
-        "docs/index.md": answers["docs"] == "mkdocs",
+        "docs/conf.py": answers["docs"] != "none",
+        "docs/index.md": answers["docs"] != "none",
     }
     present = {name: (project / name).is_file() for name in expected}
     assert present == expected
