@@ -3,7 +3,7 @@
 Hypothesis generates the free-text answers (names of every length the validators allow, every
 character class, descriptions full of YAML, TOML, Markdown and Python specials); each answer set
 is rendered with Copier and then either refused or checked in every format it lands in.
-Answers that are not generated take their defaults (CuPy and Numba, Docker, GitHub CI, MkDocs).
+Answers that are not generated take their defaults (CuPy and Numba, Docker, GitHub CI, Sphinx).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import markdown
 import pytest
 import yaml
 from conftest import WORKING_TREE_TAG, build_and_install, copier_settings, copy_template, run
@@ -127,11 +126,8 @@ COMMONMARK = MarkdownIt("commonmark").enable(["strikethrough", "table"])
 
 
 def as_html(markdown_text: str) -> dict[str, str]:
-    """The Markdown as GitHub-like CommonMark and as MkDocs' Python-Markdown render it."""
-    python_markdown = markdown.markdown(
-        markdown_text, extensions=["admonition", "tables", "toc", "pymdownx.superfences"]
-    )
-    return {"commonmark": COMMONMARK.render(markdown_text), "python-markdown": python_markdown}
+    """The Markdown as CommonMark renders it: GitHub's dialect and MyST's (Sphinx) base parser."""
+    return {"commonmark": COMMONMARK.render(markdown_text)}
 
 
 def ruff(project: Path, *args: str) -> None:
@@ -160,9 +156,16 @@ def check_accepted(project: Path, answers: dict[str, Any]) -> None:
     assert meta["description"] == recorded["description"]
     assert meta["authors"] == [{"name": recorded["author_name"], "email": recorded["author_email"]}]
 
-    mkdocs = yaml.safe_load((project / "mkdocs.yml").read_text("utf-8"))
-    assert mkdocs["site_name"] == recorded["project_name"]
-    assert mkdocs["site_description"] == recorded["description"]
+    if recorded["docs"] != "none":
+        conf = ast.parse((project / "docs" / "conf.py").read_text("utf-8"))
+        assigned = {
+            target.id: ast.literal_eval(node.value)
+            for node in conf.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name) and target.id in {"project", "author"}
+        }
+        assert assigned == {"project": recorded["project_name"], "author": recorded["author_name"]}
 
     for page in ("README.md", "docs/index.md"):
         for renderer, rendered in as_html((project / page).read_text("utf-8")).items():

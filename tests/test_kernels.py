@@ -12,13 +12,17 @@ import re
 import zipfile
 
 import pytest
-from conftest import Built, Render, build_and_install, run
+from conftest import ALL_LIBRARIES, MAJORS, Built, Render, build_and_install, run
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
 
 MATRIX = load_computed("cuda_matrix")
-ANSWERS = {"cuda_major": 13, "gpu_libraries": ["cupy", "numba", "cuda-python", "pycuda"]}
+# Every library that launches the package's kernels, on the newest major.
+ANSWERS = {
+    "cuda_major": MAJORS[-1],
+    "gpu_libraries": [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["kernels"]],
+}
 # The kernel tests that need neither numba-cuda nor a GPU: CPU paths, argument checks, launch
 # sizes, the benchmark's timing rules, and the PyCUDA and cuda.core routes against fakes.
 CPU_KERNEL_TESTS = [

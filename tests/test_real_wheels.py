@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Built, Render, build_and_install, run
+from conftest import ALL_LIBRARIES, Built, Render, build_and_install, run
 from packaging.requirements import Requirement
 from template_data import load_computed
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 MATRIX = load_computed("cuda_matrix")
 MAJORS = sorted(MATRIX["majors"])
 # Resolvable from PyPI alone: torch comes from PyTorch's own index, which the test machines lack.
-PYPI_LIBRARIES = ["cupy", "numba", "cuda-python", "jax"]
+PYPI_LIBRARIES = [lib for lib in ALL_LIBRARIES if lib not in {"torch", "pycuda"}]
 
 
 def without_extras(requirement: str) -> str:

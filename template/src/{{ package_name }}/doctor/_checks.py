@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["evaluate"]
 
-# numba-cuda's extras, one per CUDA major: "[cu12]/[cu13]".
+# numba-cuda's extras, one per CUDA major: [cuNN] for each major the template knew.
 _NUMBA_CUDA_EXTRAS = "/".join(f"[cu{major}]" for major in sorted(MIN_DRIVER_BY_MAJOR))
 # numba-cuda 0.30 (the newest checked) calls numpy.row_stack, which this NumPy release removed.
 _NUMPY_WITHOUT_ROW_STACK = (2, 5)

@@ -61,7 +61,7 @@ def _major_from_requires(requires: Sequence[str]) -> int | None:
 def cuda_major_of(name: str, version: str, requires: Sequence[str] = ()) -> int | None:
     """The CUDA major of a distribution, from its name, version or dependencies."""
     name = _normalise(name)
-    if match := re.fullmatch(r"cupy-cuda(\d\d)\d?x?", name):  # cupy-cuda12x, cupy-cuda117
+    if match := re.fullmatch(r"cupy-cuda(\d\d)\d?x?", name):  # cupy-cudaNNx, cupy-cuda117
         return int(match.group(1))
     if match := re.fullmatch(r"nvidia-[a-z0-9-]+-cu(\d+)", name):  # CUDA 12 wheels: -cu12
         return int(match.group(1))
