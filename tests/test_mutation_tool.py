@@ -18,11 +18,14 @@ from mutation import (
     Candidate,
     CoverageMap,
     Mutant,
+    Proof,
     Runner,
     Workspace,
     gpu_candidates,
     gpu_libraries,
+    is_python_program,
     mutants_of,
+    private_callers,
     prove,
     run_one,
     score_line,
@@ -268,6 +271,42 @@ def test_a_default_value_runs_the_tests_that_call_the_function() -> None:
     assert select_tests(mutant_at(SCOPES, "`2` -> `3`"), coverage) == ["t_other"]
 
 
+CALLERS = module(
+    """
+    @jit
+    def _loop(x):
+        return x + 1
+
+
+    def _helper(x):
+        return x
+
+
+    HOLDER = _helper
+
+
+    def run(x):
+        return _loop(x)
+    """
+)
+
+
+def test_a_private_function_called_only_from_bodies_has_its_calling_lines() -> None:
+    assert private_callers(CALLERS, elsewhere="") == {"_loop": (14,)}
+
+
+def test_a_private_function_named_in_the_tests_has_no_callers_to_narrow_to() -> None:
+    assert private_callers(CALLERS, elsewhere="def test_loop():\n    _loop(1)\n") == {}
+
+
+def test_a_compiled_function_runs_the_tests_that_run_its_callers() -> None:
+    # Coverage sees nothing inside `_loop` (Numba compiles it); `run` calls it on line 14.
+    coverage = coverage_of({14: {"t_other"}})
+    loop = mutant_at(CALLERS, "`+` -> `-`")
+    callers = private_callers(CALLERS, elsewhere="")
+    assert select_tests(loop, coverage, callers) == ["t_other"]
+
+
 # --- code only a GPU runs ------------------------------------------------------------------------
 
 GPU_MODULES = ("cupy", "numba.cuda", "pycuda")
@@ -409,6 +448,33 @@ def test_a_block_whose_probe_is_swallowed_is_still_reachable(workspace: Workspac
         workspace, [swallowed], mutants, NO_COVERAGE, workspace.out / "p2.json", PROJECT
     )
     assert not proof.unreachable
+
+
+def test_a_default_of_a_function_proved_unreachable_is_unreachable_too() -> None:
+    text = "def f(x, y=1):\n    import cupy\n\n    return cupy.asarray(x)\n"
+    (block,) = gpu_candidates(text, PATH, GPU_MODULES)
+    default = mutant_at(text, "`1` -> `0`")
+    assert Proof(block, unreachable=True, how="test").covers(default)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([sys.executable, "-c", "pass"], True),
+        (["python3.12", "-m", "pkg"], True),
+        (["/bin/sh", "-c", "true"], False),
+    ],
+)
+def test_only_processes_that_can_run_python_count_as_spawning(
+    argv: list[str], expected: bool
+) -> None:
+    assert is_python_program(argv) is expected
+
+
+def test_a_script_with_a_python_shebang_counts_as_python(tmp_path: Path) -> None:
+    script = tmp_path / "my-project-doctor"
+    script.write_text("#!/usr/bin/env python3\nprint()\n", encoding="utf-8")
+    assert is_python_program([str(script)])
 
 
 def test_a_mutant_the_tests_notice_is_killed(workspace: Workspace) -> None:

@@ -36,6 +36,7 @@ import argparse
 import ast
 import contextlib
 import hashlib
+import importlib
 import json
 import os
 import queue
@@ -49,7 +50,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -738,6 +739,8 @@ def gpu_libraries(facts: str, pyproject: str) -> tuple[str, ...]:
 def cuda_modules(facts: str) -> tuple[str, ...]:
     """``CUDA_MODULES`` from the project's ``gpu/_facts.py``: the libraries only a GPU needs."""
     for node in ast.parse(facts).body:
+        target: ast.expr
+        value: ast.expr | None
         if isinstance(node, ast.AnnAssign):
             target, value = node.target, node.value
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -797,19 +800,64 @@ class CoverageMap:
         return sum(self.durations.get(t, 0.0) for t in tests)
 
 
-def select_tests(mutant: Mutant, coverage: CoverageMap) -> list[str] | None:
+def private_callers(text: str, elsewhere: str) -> dict[str, tuple[int, ...]]:
+    """Private module-level functions only called from function bodies here: the calling lines.
+
+    A function named nowhere else (not in ``elsewhere``: the other modules and the tests) and
+    never read at import (no decorator, default or assignment holds it) runs only when one of
+    these lines runs.
+    """
+    module = ast.parse(text)
+    names = {
+        s.name
+        for s in module.body
+        if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+        and s.name.startswith("_")
+        and not re.search(rf"\b{re.escape(s.name)}\b", elsewhere)
+    }
+    lines: dict[str, set[int]] = defaultdict(set)
+    at_import: set[str] = set()
+
+    def visit(node: ast.AST, inside: bool) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            outer = node.decorator_list if not isinstance(node, ast.Lambda) else []
+            arguments = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+            for part in [*outer, *arguments]:
+                visit(part, inside)
+            body: list[ast.AST] = [*node.body] if isinstance(node.body, list) else [node.body]
+            for statement in body:
+                visit(statement, True)
+            return
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            if inside:
+                lines[node.id].add(node.lineno)
+            else:
+                at_import.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inside)
+
+    visit(module, False)
+    return {name: tuple(sorted(found)) for name, found in lines.items() if name not in at_import}
+
+
+def select_tests(
+    mutant: Mutant, coverage: CoverageMap, callers: Mapping[str, tuple[int, ...]] | None = None
+) -> list[str] | None:
     """The tests that can notice ``mutant``: a list (maybe empty), or None for the whole suite.
 
     A test that never runs a line cannot notice a change to it. Code that runs at import, and
-    decorators, affect every test: the whole suite. Numba-compiled code is invisible to coverage,
-    so a function none of whose lines coverage saw also gets the whole suite. Tests that start
+    decorators, affect every test: the whole suite. Numba-compiled code is invisible to coverage:
+    a function none of whose lines coverage saw gets the tests that run the lines calling it
+    (``callers``, from :func:`private_callers`), or the whole suite. Tests that start Python
     processes run with every selection, since coverage does not follow them.
     """
     if mutant.scope == "import":
         return None
     body_tests = coverage.tests_on(mutant.path, range(mutant.body[0], mutant.body[1] + 1))
     if not body_tests:
-        return None
+        calling = (callers or {}).get(mutant.function, ())
+        caller_tests = coverage.tests_on(mutant.path, calling)
+        return coverage.ordered(caller_tests | coverage.spawning) if caller_tests else None
     if mutant.scope == "signature":
         return coverage.ordered(body_tests | coverage.spawning)
     return coverage.ordered(coverage.tests_on(mutant.path, mutant.lines) | coverage.spawning)
@@ -827,9 +875,10 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
     pytest in its worker copy of the project and exits, so no state survives between runs.
     The project itself is never imported here.
     """
-    import importlib
-
     import pytest  # noqa: F401  (imported for the children)
+
+    # Ctrl-C reaches the whole process group: the orchestrator decides when runners stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     for name in PRELOAD:
         with contextlib.suppress(ImportError):  # a project without Numba, say
@@ -887,6 +936,7 @@ def _kill_group(pid: int) -> None:
 def _child(job: Mapping[str, Any]) -> int:
     """Run pytest in the worker tree ``job["tree"]``; coverage too when the job asks."""
     os.setsid()  # a process group of its own, so a timeout kills what the tests started
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(log, 1)
     os.dup2(log, 2)
@@ -909,7 +959,8 @@ def _child(job: Mapping[str, Any]) -> int:
 def _hypothesis_profile() -> None:
     """Reproducible examples, no example database, no deadlines (mutants may compile slowly)."""
     try:
-        from hypothesis import settings
+        # Imported by name: the project's environment has Hypothesis, this repository's may not.
+        settings: Any = importlib.import_module("hypothesis").settings
     except ImportError:
         return
     settings.register_profile("mutation", derandomize=True, database=None, deadline=None)
@@ -917,8 +968,7 @@ def _hypothesis_profile() -> None:
 
 
 def _coverage_run(pytest: Any, args: list[str], src: str, output: Path) -> int:
-    import coverage
-
+    coverage: Any = importlib.import_module("coverage")  # installed in the project's venv only
     cov = coverage.Coverage(data_file=None, source=[src], config_file=False)
     contexts = _TestContexts(cov)
     contexts.watch_processes()
@@ -942,6 +992,22 @@ def _coverage_run(pytest: Any, args: list[str], src: str, output: Path) -> int:
     return code
 
 
+def is_python_program(programs: Sequence[Any]) -> bool:
+    """True when the program started is Python: by its name, or a script's shebang line."""
+    if not programs:
+        return True  # cannot tell: assume the worst
+    program = os.fsdecode(programs[0])
+    if re.fullmatch(r"python[\d.]*", Path(program).name) or program == sys.executable:
+        return True
+    found = shutil.which(program) or program
+    try:
+        with Path(found).open("rb") as script:
+            first = script.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and b"python" in first
+
+
 class _TestContexts:
     """A pytest plugin: one coverage context per test; timings; tests that start processes."""
 
@@ -952,25 +1018,31 @@ class _TestContexts:
         self.spawning: set[str] = set()
 
     def watch_processes(self) -> None:
-        """Note the running test whenever a process starts (subprocess, multiprocessing, fork)."""
+        """Note the running test whenever it starts a process that can run the project's code.
+
+        Python processes (subprocess, multiprocessing, a script with a Python shebang) and
+        forks count; a fake ``nvidia-smi`` shell script does not.
+        """
         import _posixsubprocess
 
-        def wrap(owner: Any, name: str) -> None:
+        def wrap(owner: Any, name: str, program: Callable[..., Any] | None) -> None:
             original = getattr(owner, name, None)
             if original is None:
                 return
 
             def noted(*args: Any, **kwargs: Any) -> Any:
-                if self.current:
+                if self.current and (program is None or is_python_program(program(*args))):
                     self.spawning.add(self.current)
                 return original(*args, **kwargs)
 
             setattr(owner, name, noted)
 
-        wrap(_posixsubprocess, "fork_exec")  # multiprocessing's spawn
-        wrap(subprocess, "_fork_exec")  # subprocess keeps its own reference
-        for name in ("fork", "posix_spawn", "posix_spawnp"):
-            wrap(os, name)
+        # fork_exec(argv, executables, ...); posix_spawn(path, argv, env, ...)
+        wrap(_posixsubprocess, "fork_exec", lambda argv, executables, *_: executables or argv)
+        wrap(subprocess, "_fork_exec", lambda argv, executables, *_: executables or argv)
+        wrap(os, "posix_spawn", lambda path, *_: [path])
+        wrap(os, "posix_spawnp", lambda path, *_: [path])
+        wrap(os, "fork", None)
 
     def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> None:
         self.current = item.nodeid
@@ -1115,6 +1187,16 @@ def run_render(
     _say(name, f"GPU-only libraries: {', '.join(gpu_modules)}")
 
     mutants = [m for path in paths for m in mutants_of(texts[path], path)]
+    everything = {
+        p.relative_to(project).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(project.glob("src/**/*.py")) + sorted(project.glob("tests/**/*.py"))
+    }
+    callers = {
+        path: private_callers(
+            texts[path], "\n".join(t for other, t in everything.items() if other != path)
+        )
+        for path in paths
+    }
     total = len(mutants)
     if fraction < 1:
         chosen = random.Random(seed).sample(mutants, max(1, round(total * fraction)))
@@ -1133,12 +1215,14 @@ def run_render(
         coverage = measure(workspace, base / "coverage.json")
         candidates = [c for path in paths for c in gpu_candidates(texts[path], path, gpu_modules)]
         proofs = prove(workspace, candidates, mutants, coverage, base / "proofs.json", texts)
-        outcomes = run_mutants(workspace, mutants, coverage, proofs, texts)
+        outcomes = run_mutants(workspace, mutants, coverage, proofs, texts, callers)
     finally:
         for runner in workspace.runners:
             runner.close()
     minutes = (time.monotonic() - started) / 60
     summary = summarise(outcomes)
+    if len(outcomes) < len(mutants):
+        _say(name, f"{len(mutants) - len(outcomes)} of {len(mutants)} mutants were not run")
     report = write_report(base, name, answers, outcomes, proofs, total, fraction, minutes)
     _say(name, f"report: {report} ({minutes:.1f} min)")
     return f"{summary} for {name}"
@@ -1165,8 +1249,11 @@ def render(answers: Mapping[str, Any], dst: Path) -> None:
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tools")]
     from conftest import copy_template, snapshot_working_tree
 
+    settings = dst.parent / "copier-settings.yml"  # no user settings in the render
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("{}\n", encoding="utf-8")
     env = {
-        "COPIER_SETTINGS_PATH": os.devnull,
+        "COPIER_SETTINGS_PATH": str(settings),
         "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_AUTHOR_NAME": "Mutation",
@@ -1228,6 +1315,18 @@ class Proof:
     unreachable: bool
     how: str
 
+    def covers(self, mutant: Mutant) -> bool:
+        """True when ``mutant`` lies in this block, or is a default of a function in it.
+
+        A default value only matters when the function's body runs.
+        """
+        first, last = self.candidate.first, self.candidate.last
+        if mutant.path != self.candidate.path:
+            return False
+        if mutant.scope == "signature":
+            return first <= mutant.body[0] and mutant.body[1] <= last
+        return first <= mutant.line <= last
+
 
 def _digest(workspace: Workspace) -> str:
     """The project's sources and tests: a proof holds until one of them changes."""
@@ -1282,6 +1381,7 @@ def prove(
         f"{len(wanted) - len(pending)} known",
     )
     rounds = 0
+    started = time.monotonic()
     while pending:
         rounds += 1
         reached_now, green = _probe_run(workspace, pending, coverage, texts)
@@ -1301,6 +1401,12 @@ def prove(
                 proofs[c.key] = Proof(c, unreachable, how)
             break
         pending = remaining
+    if rounds:
+        proved = sum(p.unreachable for p in proofs.values())
+        _say(
+            workspace.name,
+            f"{rounds} probe runs in {time.monotonic() - started:.0f} s: {proved} unreachable",
+        )
     store = {digest: {k: {"unreachable": p.unreachable, "how": p.how} for k, p in proofs.items()}}
     cache_file.write_text(json.dumps(store, indent=1), encoding="utf-8")
     return sorted(proofs.values(), key=lambda p: (p.candidate.path, p.candidate.first))
@@ -1340,21 +1446,17 @@ def run_mutants(
     coverage: CoverageMap,
     proofs: Sequence[Proof],
     texts: Mapping[str, str],
+    callers: Mapping[str, Mapping[str, tuple[int, ...]]],
 ) -> list[Outcome]:
-    """Classify every mutant; run those that are neither wording nor unreachable."""
+    """Classify every mutant; run those that are neither wording nor unreachable.
+
+    ``callers`` maps each module to its :func:`private_callers`.
+    """
     unreachable = [p for p in proofs if p.unreachable]
     outcomes: list[Outcome] = []
     jobs: queue.Queue[Mutant] = queue.Queue()
     for mutant in mutants:
-        proof = next(
-            (
-                p
-                for p in unreachable
-                if p.candidate.path == mutant.path
-                and p.candidate.first <= mutant.line <= p.candidate.last
-            ),
-            None,
-        )
+        proof = next((p for p in unreachable if p.covers(mutant)), None)
         if mutant.wording:
             outcomes.append(Outcome(mutant, "wording"))
         elif proof is not None:
@@ -1364,15 +1466,16 @@ def run_mutants(
     count = jobs.qsize()
     _say(workspace.name, f"running {count} mutants on {len(workspace.runners)} workers")
     lock = threading.Lock()
+    stop = threading.Event()
     started = time.monotonic()
 
     def work(runner: Runner) -> None:
-        while True:
+        while not stop.is_set():
             try:
                 mutant = jobs.get_nowait()
             except queue.Empty:
                 return
-            outcome = run_one(workspace, runner, mutant, coverage, texts)
+            outcome = run_one(workspace, runner, mutant, coverage, texts, callers[mutant.path])
             with lock:
                 outcomes.append(outcome)
                 done = sum(o.status in {"killed", "survived", "error"} for o in outcomes)
@@ -1384,8 +1487,15 @@ def run_mutants(
     threads = [threading.Thread(target=work, args=(r,)) for r in workspace.runners]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(timeout=1)
+    except KeyboardInterrupt:  # Ctrl-C: finish the runs under way, then report what ran
+        stop.set()
+        _say(workspace.name, f"interrupted: finishing the runs under way; {jobs.qsize()} not run")
+        for thread in threads:
+            thread.join()
     return sorted(outcomes, key=lambda o: (o.mutant.path, o.mutant.start, o.mutant.key))
 
 
@@ -1404,9 +1514,10 @@ def run_one(
     mutant: Mutant,
     coverage: CoverageMap,
     texts: Mapping[str, str],
+    callers: Mapping[str, tuple[int, ...]] | None = None,
 ) -> Outcome:
     """Run the tests that can notice one mutant, in the runner's worker copy."""
-    selected = select_tests(mutant, coverage)
+    selected = select_tests(mutant, coverage, callers)
     if selected is not None and not selected:
         return Outcome(mutant, "survived", "no test runs this line")
     tests = coverage.suite if selected is None else selected
@@ -1467,8 +1578,8 @@ def write_report(
         f"# Mutation testing: {name}",
         "",
         f"Answers: `{json.dumps(dict(answers))}`. {total} mutants"
-        + (f", a sample of {fraction:.0%} tested" if fraction < 1 else "")
-        + f"; {minutes:.1f} min.",
+        + (f", a sample of {fraction:.0%} drawn" if fraction < 1 else "")
+        + f", {len(outcomes)} classified; {minutes:.1f} min.",
         "",
         summarise(outcomes),
         "",
