@@ -331,6 +331,33 @@ def test_a_function_that_imports_a_cuda_library_and_its_gpu_branch_are_candidate
     assert names(text) == ["to_device", "to_device, line 5"]
 
 
+def test_what_follows_a_cuda_import_after_an_early_return_is_a_candidate() -> None:
+    text = module(
+        """
+        def laplacian(u):
+            if not on_gpu(u):
+                return cpu(u)
+            from pycuda import gpuarray
+
+            check(u)
+            return gpuarray.empty_like(u)
+        """
+    )
+    (_, tail) = gpu_candidates(text, PATH, GPU_MODULES)
+    assert (tail.name, tail.first, tail.last) == ("laplacian, line 4", 4, 7)
+
+
+def test_the_gpu_implementation_under_gpu_dispatch_is_a_candidate() -> None:
+    text = module(
+        """
+        @gpu_dispatch(cpu=_total_cpu)
+        def total(x):
+            return _kernel()(x)
+        """
+    )
+    assert names(text) == ["total"]
+
+
 def test_a_module_that_imports_numba_cuda_is_a_candidate_and_numba_alone_is_not() -> None:
     gpu = 'import importlib\n\ncuda = importlib.import_module("numba.cuda")\n'
     assert names(gpu) == ["<module>"]

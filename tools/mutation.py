@@ -628,6 +628,12 @@ def _imports_gpu(statement: ast.stmt, gpu_modules: Sequence[str]) -> bool:
     return False
 
 
+def _is_gpu_dispatch(decorator: ast.expr) -> bool:
+    """``@gpu_dispatch(cpu=...)``: the project's decorator of a GPU implementation."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return _dotted(target).split(".")[-1] == "gpu_dispatch"
+
+
 def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
     """The statement lists nested in ``body`` (if/else, try/except, with, loops), not in defs."""
     for statement in body:
@@ -646,11 +652,13 @@ def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
 
 
 def gpu_candidates(text: str, path: str, gpu_modules: Sequence[str]) -> list[Candidate]:
-    """The module, functions and blocks of ``text`` that import a CUDA library.
+    """The parts of ``text`` that only a GPU should run: candidates for a proof.
 
-    A function whose body imports one is a candidate, and so is the innermost block around each
-    such import (the ``if`` branch that only a GPU takes), so that a function reachable on the CPU
-    can still have its GPU branch proved unreachable.
+    A module that imports a CUDA library at import; a function that imports one anywhere in its
+    body, or that ``@gpu_dispatch`` decorates (the GPU implementation of a CPU twin); the
+    innermost block around each such import (the ``if`` branch only a GPU takes); and the rest
+    of that block from the import on (what follows ``if not on_gpu: return ...``). So a function
+    reachable on the CPU can still have its GPU part proved unreachable.
     """
     module = ast.parse(text)
     source = Source(text)
@@ -688,13 +696,19 @@ def gpu_candidates(text: str, path: str, gpu_modules: Sequence[str]) -> list[Can
             elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 qualname = ".".join([*names, statement.name])
                 blocks = [statement.body, *_blocks(statement.body)]
-                importing = [block for block in blocks if direct(block)]
-                if importing:
+                imports = [  # the first import of each block: later ones start smaller tails
+                    (block, next(i for i, s in enumerate(block) if _imports_gpu(s, gpu_modules)))
+                    for block in blocks
+                    if direct(block)
+                ]
+                if imports or any(_is_gpu_dispatch(d) for d in statement.decorator_list):
                     candidate(qualname, statement.body, statement.end_lineno or statement.lineno)
-                for block in importing:
+                for block, index in imports:
+                    last = max(s.end_lineno or s.lineno for s in block)
                     if block is not statement.body:
-                        name = f"{qualname}, line {block[0].lineno}"
-                        candidate(name, block, max(s.end_lineno or s.lineno for s in block))
+                        candidate(f"{qualname}, line {block[0].lineno}", block, last)
+                    if _without_docstring(block[:index]):  # code before it: a tail of its own
+                        candidate(f"{qualname}, line {block[index].lineno}", block[index:], last)
                 walk(statement.body, [*names, statement.name])
             else:
                 for block in _blocks([statement]):
