@@ -24,6 +24,7 @@ from mutation import (
     gpu_candidates,
     gpu_libraries,
     is_python_program,
+    message_parameters,
     mutants_of,
     private_callers,
     prove,
@@ -210,6 +211,44 @@ def test_strings_that_are_data_are_not_wording(statement: str) -> None:
     ]
     assert strings
     assert not any(m.wording for m in strings)
+
+
+CHECKS = module(
+    """
+    def float_dtype(name, *arrays):
+        if len(arrays) > 2:
+            raise TypeError(f"{name}: too many arrays")
+        return arrays[0].dtype
+
+
+    def check_grid(name, u):
+        return float_dtype(name, u)
+
+
+    def label(name, x):
+        return {name: x}
+    """
+)
+
+
+def test_a_parameter_used_only_in_messages_is_found_through_calls() -> None:
+    assert message_parameters([CHECKS]) == {"float_dtype": {0, "name"}, "check_grid": {0, "name"}}
+
+
+def test_a_string_passed_where_a_function_only_builds_messages_is_wording() -> None:
+    text = 'def axpy(x):\n    check_grid("axpy", x)\n    return label("axpy", x)\n'
+    strings = only_with(text, "string", message_parameters([CHECKS]))
+    assert [(m.column, m.wording) for m in strings] == [(16, True), (18, False)]
+
+
+def only_with(text: str, operator: str, messages: dict[str, frozenset[int | str]]) -> list[Mutant]:
+    return [m for m in mutants_of(text, PATH, messages) if m.operator == operator]
+
+
+def test_a_mutant_is_located_where_its_change_is() -> None:
+    text = "def f(a, b):\n    return (\n        a\n        + b\n    )\n"
+    (plus,) = only(text, "arithmetic")
+    assert plus.location == f"{PATH}:4:9"
 
 
 # --- where a mutant runs, and which tests can see it -----------------------------------------

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import contextlib
 import hashlib
 import importlib
@@ -138,6 +139,7 @@ class Mutant:
 
     path: str  # relative to the project root, with forward slashes
     line: int
+    column: int
     end_line: int
     start: int
     end: int
@@ -158,8 +160,8 @@ class Mutant:
 
     @property
     def location(self) -> str:
-        """``path:line``."""
-        return f"{self.path}:{self.line}"
+        """``path:line:column`` (the column, from 1, where the replaced text starts)."""
+        return f"{self.path}:{self.line}:{self.column}"
 
     def apply(self, text: str) -> str:
         """The module's text with this mutant applied."""
@@ -231,6 +233,89 @@ def _message_arguments(call: ast.Call) -> list[ast.expr]:
     return []
 
 
+MessageParameters = Mapping[str, frozenset[int | str]]
+
+
+def _passed_to_messages(call: ast.Call, messages: MessageParameters) -> list[ast.expr]:
+    """The arguments of ``call`` that only make up a message, here or in the function called."""
+    found = _message_arguments(call)
+    slots = messages.get(_call_name(call), frozenset())
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            break  # positions after a *args are unknown
+        if index in slots:
+            found.append(argument)
+    found += [k.value for k in call.keywords if k.arg in slots]
+    return found
+
+
+def _message_only(function: ast.FunctionDef, messages: MessageParameters) -> frozenset[int | str]:
+    """The parameters of ``function`` it only uses in messages (positions and names)."""
+    arguments = function.args
+    positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
+    names = {*positional, *(a.arg for a in arguments.kwonlyargs)}
+    elsewhere: set[str] = set()
+    used: set[str] = set()
+
+    def visit(node: ast.AST, message: bool) -> None:
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            visit(node.exc.func, message)
+            for argument in [*node.exc.args, *(k.value for k in node.exc.keywords)]:
+                visit(argument, True)
+            if node.cause is not None:
+                visit(node.cause, message)
+            return
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            visit(node.test, message)
+            visit(node.msg, True)
+            return
+        if isinstance(node, ast.Call):
+            inside = {id(a) for a in _passed_to_messages(node, messages)}
+            visit(node.func, message)
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                visit(argument, message or id(argument) in inside)
+            return
+        if isinstance(node, ast.Name) and node.id in names:
+            used.add(node.id)
+            if not (message and isinstance(node.ctx, ast.Load)):
+                elsewhere.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child, message)
+
+    for statement in function.body:
+        visit(statement, False)
+    only = used - elsewhere
+    return frozenset(
+        [*(i for i, name in enumerate(positional) if name in only)]
+        + [name for name in names if name in only]
+    )
+
+
+def message_parameters(texts: Iterable[str]) -> dict[str, frozenset[int | str]]:
+    """Module-level functions whose parameters only end up in messages, by function name.
+
+    ``float_dtype(name, *arrays)`` puts ``name`` only into its exceptions' text, so the string a
+    caller passes there is wording too. A function passing a parameter on to such a slot counts
+    (until nothing changes); two functions of one name keep only the slots they agree on.
+    """
+    functions = [
+        statement
+        for text in texts
+        for statement in ast.parse(text).body
+        if isinstance(statement, ast.FunctionDef)
+    ]
+    messages: dict[str, frozenset[int | str]] = {}
+    while True:
+        found: dict[str, frozenset[int | str]] = {}
+        for function in functions:
+            slots = _message_only(function, messages)
+            found[function.name] = found.get(function.name, slots) & slots
+        found = {name: slots for name, slots in found.items() if slots}
+        if found == messages:
+            return messages
+        messages = found
+
+
 def _header_lines(statement: ast.stmt) -> tuple[int, ...]:
     """The lines of a statement up to its body: where coverage records that it ran."""
     first = statement.lineno
@@ -255,9 +340,10 @@ class _Context:
 class _Collector:
     """Walks a module and lists its mutants, with where each one runs."""
 
-    def __init__(self, source: Source, path: str) -> None:
+    def __init__(self, source: Source, path: str, messages: MessageParameters) -> None:
         self.source = source
         self.path = path
+        self.messages = messages
         self.mutants: list[Mutant] = []
         self.context = _Context()
         self.names: list[str] = []
@@ -268,13 +354,15 @@ class _Collector:
         self, node: Node, start: int, end: int, replacement: str, operator: str, text: str
     ) -> None:
         context = self.context
+        line = bisect.bisect_right(self.source.starts, start)  # where the change is
         lines = set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
         if context.statement is not None:
             lines.update(_header_lines(context.statement))
         self.mutants.append(
             Mutant(
                 path=self.path,
-                line=node.lineno,
+                line=line,
+                column=start - self.source.starts[line - 1] + 1,
                 end_line=node.end_lineno or node.lineno,
                 start=start,
                 end=end,
@@ -412,7 +500,7 @@ class _Collector:
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if name == "cast" and node.args:
             arguments = arguments[1:]  # cast's first argument is a type
-        messages = _message_arguments(node)
+        messages = _passed_to_messages(node, self.messages)
         for argument in arguments:
             if any(argument is m for m in messages):
                 with self.with_context(message=True):
@@ -567,9 +655,13 @@ def _find_token(between: str, token: str) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
-def mutants_of(text: str, path: str) -> list[Mutant]:
-    """Every mutant of one module, in source order; each one parses."""
-    collector = _Collector(Source(text), path)
+def mutants_of(text: str, path: str, messages: MessageParameters | None = None) -> list[Mutant]:
+    """Every mutant of one module, in source order; each one parses.
+
+    ``messages`` (from :func:`message_parameters`) says which arguments of the project's own
+    functions only make up messages: strings passed there are wording.
+    """
+    collector = _Collector(Source(text), path, messages or {})
     collector.visit_module(ast.parse(text))
     mutants = sorted(collector.mutants, key=lambda m: (m.start, m.end, m.key))
     return [m for m in mutants if _parses(m.apply(text))]
@@ -1200,11 +1292,12 @@ def run_render(
     gpu_modules = gpu_libraries(facts, (project / "pyproject.toml").read_text(encoding="utf-8"))
     _say(name, f"GPU-only libraries: {', '.join(gpu_modules)}")
 
-    mutants = [m for path in paths for m in mutants_of(texts[path], path)]
     everything = {
         p.relative_to(project).as_posix(): p.read_text(encoding="utf-8")
         for p in sorted(project.glob("src/**/*.py")) + sorted(project.glob("tests/**/*.py"))
     }
+    messages = message_parameters(t for p, t in everything.items() if p.startswith("src/"))
+    mutants = [m for path in paths for m in mutants_of(texts[path], path, messages)]
     callers = {
         path: private_callers(
             texts[path], "\n".join(t for other, t in everything.items() if other != path)
@@ -1539,6 +1632,8 @@ def run_one(
     workspace.write(runner.tree, mutant.path, mutant.apply(texts[mutant.path]))
     try:
         result = runner.run(["-x", *PYTEST_ARGS, *tests], timeout=timeout)
+        if result["rc"] == 3:  # pytest's internal error, e.g. an unraisable warning at exit: again
+            result = runner.run(["-x", *PYTEST_ARGS, *tests], timeout=timeout)
     finally:
         workspace.restore(runner.tree, mutant.path)
     scope = "the suite" if selected is None else f"{len(tests)} tests"
