@@ -7,20 +7,20 @@ swapped, a constant changed, a ``not`` or a statement removed, a return value re
 ``None``. The project's CPU test suite runs against each mutant; a failing (or hanging) suite
 *kills* it, a green one lets it *survive*. Two kinds are set aside before anything runs:
 
-- *wording*: a string inside an exception, warning, log call or assertion message; it changes
-  what the user reads, not what the code does;
-- *unreachable*: the mutant sits in code that only a GPU runs (a module or block that imports a
-  CUDA library named in the project's ``gpu/_facts.py``), and this is proved, not assumed: a probe
-  that records being reached and raises ``AssertionError`` is inserted there, and the CPU suite
-  stays green without any probe being reached.
+- *wording*: a string inside an exception, warning, log call or assertion message, or passed
+  to a parameter that only builds one; it changes what the user reads, not what the code does;
+- *unreachable*: the mutant sits in code that only a GPU runs (code that imports a CUDA library
+  named in the project's ``gpu/_facts.py``, or a ``@gpu_dispatch`` GPU implementation), and this
+  is proved, not assumed: a probe that records being reached and raises ``AssertionError`` is
+  inserted there, and the CPU suite stays green without any probe being reached.
 
 The score is ``killed / (killed + survived)``. The tool is a plain ``ast`` mutator: it mutates
 Numba-compiled loops like any other function (they compile from the mutated source), needs
 no configuration in the rendered project, and explains every mutant in its report.
 
-Speed comes from three things. A coverage run of the suite, one context per test, tells which
+Speed comes from two things. A coverage run of the suite, one context per test, tells which
 tests execute each line; a mutant runs only those tests (with ``-x``, fastest first), plus the
-tests that start subprocesses. A runner process in the project's environment imports pytest,
+tests that start Python processes. A runner process in the project's environment imports pytest,
 NumPy, Numba and Hypothesis once and forks a child per mutant, so no run pays for those
 imports. Two runners work side by side, each in its own copy of the project.
 
@@ -1265,6 +1265,43 @@ class Workspace:
         shutil.copy2(self.project / path, tree / path)
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """What the tool reads from a rendered project before running anything."""
+
+    paths: list[str]  # the modules under test, relative to the project
+    texts: dict[str, str]  # their text
+    gpu_modules: tuple[str, ...]  # see gpu_libraries
+    mutants: list[Mutant]  # every mutant of every module
+    callers: dict[str, dict[str, tuple[int, ...]]]  # module -> private_callers
+
+
+def analyse(project: Path) -> Analysis:
+    """Find the modules under test, their mutants, and what selection and proofs need."""
+    package = next(p.parent.name for p in (project / "src").glob("*/__init__.py"))
+    paths = [
+        p.relative_to(project).as_posix()
+        for sub in TARGET_PACKAGES
+        for p in sorted((project / "src" / package / sub).glob("*.py"))
+    ]
+    everything = {
+        p.relative_to(project).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(project.glob("src/**/*.py")) + sorted(project.glob("tests/**/*.py"))
+    }
+    texts = {path: everything[path] for path in paths}
+    facts = everything[f"src/{package}/gpu/_facts.py"]
+    gpu_modules = gpu_libraries(facts, (project / "pyproject.toml").read_text(encoding="utf-8"))
+    messages = message_parameters(t for p, t in everything.items() if p.startswith("src/"))
+    mutants = [m for path in paths for m in mutants_of(texts[path], path, messages)]
+    callers = {
+        path: private_callers(
+            texts[path], "\n".join(t for other, t in everything.items() if other != path)
+        )
+        for path in paths
+    }
+    return Analysis(paths, texts, gpu_modules, mutants, callers)
+
+
 def run_render(
     name: str,
     answers: Mapping[str, Any],
@@ -1281,34 +1318,13 @@ def run_render(
     _say(name, f"rendering {json.dumps(dict(answers))} into {project}")
     render(answers, project)
     python = install(project)
-    package = next(p.parent.name for p in (project / "src").glob("*/__init__.py"))
-    paths = [
-        p.relative_to(project).as_posix()
-        for sub in TARGET_PACKAGES
-        for p in sorted((project / "src" / package / sub).glob("*.py"))
-    ]
-    texts = {path: (project / path).read_text(encoding="utf-8") for path in paths}
-    facts = (project / "src" / package / "gpu" / "_facts.py").read_text(encoding="utf-8")
-    gpu_modules = gpu_libraries(facts, (project / "pyproject.toml").read_text(encoding="utf-8"))
-    _say(name, f"GPU-only libraries: {', '.join(gpu_modules)}")
-
-    everything = {
-        p.relative_to(project).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(project.glob("src/**/*.py")) + sorted(project.glob("tests/**/*.py"))
-    }
-    messages = message_parameters(t for p, t in everything.items() if p.startswith("src/"))
-    mutants = [m for path in paths for m in mutants_of(texts[path], path, messages)]
-    callers = {
-        path: private_callers(
-            texts[path], "\n".join(t for other, t in everything.items() if other != path)
-        )
-        for path in paths
-    }
-    total = len(mutants)
+    found = analyse(project)
+    _say(name, f"GPU-only libraries: {', '.join(found.gpu_modules)}")
+    mutants, total = found.mutants, len(found.mutants)
     if fraction < 1:
         chosen = random.Random(seed).sample(mutants, max(1, round(total * fraction)))
         mutants = sorted(chosen, key=lambda m: (m.path, m.start, m.key))
-    _say(name, f"{total} mutants in {len(paths)} modules; testing {len(mutants)}")
+    _say(name, f"{total} mutants in {len(found.paths)} modules; testing {len(mutants)}")
 
     logs = base / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -1318,21 +1334,23 @@ def run_render(
         tree = base / "workers" / f"worker{index}"
         _copy_project(project, tree)
         workspace.runners.append(Runner(python, tree, logs, env))
+    texts = found.texts
     try:
         coverage = measure(workspace, base / "coverage.json")
-        candidates = [c for path in paths for c in gpu_candidates(texts[path], path, gpu_modules)]
+        candidates = [
+            c for path in found.paths for c in gpu_candidates(texts[path], path, found.gpu_modules)
+        ]
         proofs = prove(workspace, candidates, mutants, coverage, base / "proofs.json", texts)
-        outcomes = run_mutants(workspace, mutants, coverage, proofs, texts, callers)
+        outcomes = run_mutants(workspace, mutants, coverage, proofs, texts, found.callers)
     finally:
         for runner in workspace.runners:
             runner.close()
     minutes = (time.monotonic() - started) / 60
-    summary = summarise(outcomes)
     if len(outcomes) < len(mutants):
         _say(name, f"{len(mutants) - len(outcomes)} of {len(mutants)} mutants were not run")
     report = write_report(base, name, answers, outcomes, proofs, total, fraction, minutes)
     _say(name, f"report: {report} ({minutes:.1f} min)")
-    return f"{summary} for {name}"
+    return f"{summarise(outcomes)} for {name}"
 
 
 def _say(name: str, message: str) -> None:
