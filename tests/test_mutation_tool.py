@@ -403,15 +403,18 @@ def test_a_module_that_imports_numba_cuda_is_a_candidate_and_numba_alone_is_not(
     assert names("import numba\n\n\ndef f():\n    from numba import njit\n") == []
 
 
-def test_the_libraries_are_the_projects_cuda_modules_and_their_gpu_only_packages() -> None:
-    facts = 'CUDA_MODULES: Final = ("cupy", "numba.cuda", "pycuda.driver")\n'
-    pyproject = '[project]\ndependencies = ["numpy>=2", "numba>=0.61"]\n'
-    assert gpu_libraries(facts, pyproject) == (
-        "cupy",
-        "numba.cuda",
-        "pycuda",
-        "pycuda.driver",
-    )
+# Three modules only: a longer literal list would read as a retyped CUDA_MODULES.
+FACTS = 'CUDA_MODULES: Final = ("cupy", "numba.cuda", "pycuda.driver")\n'
+PYPROJECT = '[project]\ndependencies = ["numpy>=2", "numba>=0.61"]\n'
+
+
+def test_the_package_of_a_cuda_module_counts_when_the_project_needs_it_only_on_gpus() -> None:
+    assert "pycuda" in gpu_libraries(FACTS, PYPROJECT)  # so pycuda.autoinit counts
+
+
+def test_the_package_of_a_cuda_module_that_is_a_cpu_dependency_does_not_count() -> None:
+    libraries = gpu_libraries(FACTS, PYPROJECT)
+    assert ("numba" not in libraries, "numba.cuda" in libraries) == (True, True)
 
 
 def test_a_probe_goes_before_the_first_statement_after_the_docstring() -> None:
