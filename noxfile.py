@@ -40,6 +40,13 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def mutation(session: nox.Session) -> None:
+    """Mutation-test the rendered gpu/, kernels/ and doctor/ modules (`-- --quick` samples 10%)."""
+    session.install("--group", "mutation")
+    session.run("python", "tools/mutation.py", "run", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
     """Build the template's documentation strictly into docs/_build/html (`-- serve` to preview)."""
     session.install("--group", "docs")
