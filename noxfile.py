@@ -71,7 +71,7 @@ def docs_pages(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def example(session: nox.Session) -> None:
     """Render a project from this checkout for a look: `nox -s example -- DIR [key=value ...]`."""
-    session.install("copier>=9.7")
+    session.install("copier>=9.18")
     args = list(session.posargs) or ["example"]
     dst, answers = args[0], args[1:]
     data = [arg for answer in answers for arg in ("--data", answer)]
@@ -110,5 +110,5 @@ def release(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def refresh_names(session: nox.Session) -> None:
     """Recompute includes/dependency-names.yml from what rendered projects install (needs PyPI)."""
-    session.install("copier>=9.7", "pyyaml>=6", "packaging>=24", "uv")
+    session.install("copier>=9.18", "pyyaml>=6", "packaging>=24", "uv")
     session.run("python", "tools/refresh_names.py", *session.posargs)
