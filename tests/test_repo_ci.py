@@ -99,6 +99,7 @@ def _sessions_by_event(workflow: dict[Any, Any]) -> dict[str, set[str]]:
         None: {"pull_request", "push", "schedule"},
         "github.event_name == 'pull_request'": {"pull_request"},
         "github.event_name != 'pull_request'": {"push", "schedule"},
+        "github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'": {"schedule"},
     }
     ran: dict[str, set[str]] = {"pull_request": set(), "push": set(), "schedule": set()}
     for job in workflow["jobs"].values():
@@ -114,9 +115,10 @@ def test_pull_requests_run_lint_and_the_quick_tests() -> None:
     assert _sessions_by_event(load(CI))["pull_request"] == {"lint", "tests_quick"}
 
 
-def test_main_and_the_schedule_run_lint_and_the_full_tests() -> None:
+def test_main_runs_lint_and_the_full_tests_and_the_schedule_adds_mutation() -> None:
     ran = _sessions_by_event(load(CI))
-    assert ran["push"] == ran["schedule"] == {"lint", "tests"}
+    assert ran["push"] == {"lint", "tests"}
+    assert ran["schedule"] == {"lint", "tests", "mutation"}
 
 
 def test_every_session_ci_runs_is_in_the_noxfile() -> None:
