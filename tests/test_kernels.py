@@ -53,7 +53,8 @@ def kernels_project(render: Render) -> tuple[Built, str]:
     numba-cuda added. Returns the project and the output of the CPU-only kernel tests."""
     built = build_and_install(render(ANSWERS, name="kernels"), ANSWERS)
     cpu_out = pytest_in(built, "-q", *CPU_KERNEL_TESTS)
-    numba_cuda = MATRIX["majors"]["13"]["requirements"]["numba"]
+    # The simulator's numba-cuda, as the generated tests_sim session installs it.
+    numba_cuda = MATRIX["majors"][str(ANSWERS["cuda_major"])]["simulator"]
     run(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba_cuda],
         cwd=built.project,

@@ -16,7 +16,7 @@ __all__ = ["cuda_may_be_initialised", "mp_context"]
 def cuda_may_be_initialised() -> bool:
     """True once a library that can initialise CUDA has been imported in this process.
 
-    Importing any of :data:`CUDA_MODULES <._facts.CUDA_MODULES>` can create a CUDA context; a
+    Importing any of the modules in ``CUDA_MODULES`` (``gpu._facts``) can create a CUDA context; a
     forked child then inherits a context it cannot use and fails with "initialization error" or
     hangs.
     """
