@@ -97,8 +97,13 @@ def next_steps(message: str) -> list[str]:
 
 
 def shell(script: str, cwd: Path) -> str:
-    # The test runs inside nox's venv; the user's shell has none.
-    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    # The test runs inside nox's venv; the user's shell has none. nox also points uv's project
+    # environment at its venv, and `uv sync` would then replace the test's own packages.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"}
+    }
     proc = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
         cwd=cwd,
