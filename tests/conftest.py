@@ -96,6 +96,13 @@ def run(
     return proc.stdout + proc.stderr
 
 
+def tool(name: str) -> str:
+    """A command-line tool installed beside the test interpreter (the nox session's venv)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert found, f"{name} is not installed in the test environment"
+    return found
+
+
 def git(*args: str, cwd: Path) -> str:
     """Run git with a fixed identity and no user configuration."""
     return run(["git", *args], cwd=cwd)

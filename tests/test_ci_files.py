@@ -6,27 +6,16 @@ checks that can run offline. How a user verifies the image itself is in the gene
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import Render, run
+from conftest import Render, run, tool
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")
-TOOLS = Path(sys.executable).parent
-
-
-def tool(name: str) -> str:
-    """A command-line tool installed beside the test interpreter (the nox session's venv)."""
-    path = TOOLS / name
-    found = str(path) if path.exists() else shutil.which(name)
-    assert found, f"{name} is not installed in the test environment"
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -8,27 +8,18 @@ first commit would be rewritten by the hooks.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import ALL_LIBRARIES, RENDER_MATRIX, Render, git
+from conftest import ALL_LIBRARIES, RENDER_MATRIX, Render, git, tool
 from template_data import load_computed
 
 PINS = load_computed("pins")
 ALL_OPTIONS = {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "sphinx"}
-
-
-def tool(name: str) -> str:
-    """A command installed beside this test run's Python."""
-    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
-    assert found, f"{name} is not installed in the test environment"
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -7,25 +7,17 @@ engine): these tests hold the files to what the README promises. `test_sessions.
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, Render, run
+from conftest import REPO_ROOT, Render, run, tool
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")
 DEVCONTAINER_SCHEMA = REPO_ROOT / "tests" / "schemas" / "devContainer.base.schema.json"
-
-
-def tool(name: str) -> str:
-    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
-    assert found, f"{name} is not installed in the test environment"
-    return found
 
 
 @pytest.fixture(scope="module")

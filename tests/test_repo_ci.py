@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, REPO_ROOT, copier_questions, run
+from conftest import RENDER_MATRIX, REPO_ROOT, copier_questions, run, tool
 from template_data import load_computed
-from test_ci_files import tool
 
 GITHUB = REPO_ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
