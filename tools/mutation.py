@@ -36,6 +36,7 @@ import argparse
 import ast
 import bisect
 import contextlib
+import fnmatch
 import hashlib
 import importlib
 import json
@@ -1310,8 +1311,13 @@ def run_render(
     fraction: float,
     seed: int,
     workers: int,
+    modules: Sequence[str] = (),
 ) -> str:
-    """Render, install, measure; write the report and return the summary line."""
+    """Render, install, measure; write the report and return the summary line.
+
+    ``modules`` (globs such as ``doctor/*``) keeps only the mutants of matching modules: a
+    quicker loop while writing tests for one package. The score it prints covers those alone.
+    """
     started = time.monotonic()
     base = out / name
     project = base / "project"
@@ -1320,7 +1326,8 @@ def run_render(
     python = install(project)
     found = analyse(project)
     _say(name, f"GPU-only libraries: {', '.join(found.gpu_modules)}")
-    mutants, total = found.mutants, len(found.mutants)
+    mutants = [m for m in found.mutants if _matches(_module(m.path), modules)]
+    total = len(mutants)
     if fraction < 1:
         chosen = random.Random(seed).sample(mutants, max(1, round(total * fraction)))
         mutants = sorted(chosen, key=lambda m: (m.path, m.start, m.key))
@@ -1690,6 +1697,11 @@ def _module(path: str) -> str:
     return "/".join(path.split("/")[2:])
 
 
+def _matches(module: str, patterns: Sequence[str]) -> bool:
+    """Whether ``module`` matches one of the globs, or there are none."""
+    return not patterns or any(fnmatch.fnmatchcase(module, p) for p in patterns)
+
+
 def write_report(
     base: Path,
     name: str,
@@ -1802,6 +1814,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--quick", action="store_true", help=f"test {QUICK_FRACTION:.0%} of mutants")
     run.add_argument("--sample", type=float, default=1.0, help="fraction of mutants to test")
     run.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    run.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="only mutants of modules matching this glob, e.g. 'doctor/*' (repeatable)",
+    )
     run.add_argument("--workers", type=int, default=2, help="parallel runners (default 2)")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where renders and reports go")
     commands.add_parser("serve", help="a runner: jobs on stdin, results on stdout")
@@ -1824,6 +1842,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fraction=fraction,
             seed=args.seed,
             workers=args.workers,
+            modules=args.module,
         )
         for name in chosen
     ]
