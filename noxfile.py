@@ -13,6 +13,7 @@ nox.options.sessions = ["lint", "tests"]
 
 ROOT = Path(__file__).parent
 PYTHON = "3.11"
+DOCS_HTML = ROOT / "docs" / "_build" / "html"
 
 
 @nox.session(python=PYTHON)
@@ -39,11 +40,24 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def mutation(session: nox.Session) -> None:
+    """Mutation-test the rendered gpu/, kernels/ and doctor/ modules (`-- --quick` samples 10%)."""
+    session.install("--group", "mutation")
+    session.run("python", "tools/mutation.py", "run", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
-    """Build the template's documentation site strictly into site/ (`-- serve` to preview)."""
-    session.install("mkdocs-material>=9.5")
-    command = session.posargs or ["build", "--strict"]
-    session.run("mkdocs", *command, env={"NO_MKDOCS_2_WARNING": "1"})
+    """Build the template's documentation strictly into docs/_build/html (`-- serve` to preview)."""
+    session.install("--group", "docs")
+    # -W: warnings are errors; -n: so is a reference that does not resolve; --keep-going: report
+    # them all at once; -E: read every page again, or a page that warned last time and has not
+    # changed since would pass unread.
+    strict = ["-W", "-n", "--keep-going", "-E"]
+    session.run("sphinx-build", *strict, "-b", "html", "docs", str(DOCS_HTML))
+    if "serve" in session.posargs:
+        session.log("Serving the site at http://localhost:8000 (Ctrl-C stops)")
+        session.run("python", "-m", "http.server", "8000", "--directory", str(DOCS_HTML))
 
 
 @nox.session(python=PYTHON)
@@ -57,7 +71,7 @@ def docs_pages(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def example(session: nox.Session) -> None:
     """Render a project from this checkout for a look: `nox -s example -- DIR [key=value ...]`."""
-    session.install("copier>=9.7")
+    session.install("copier>=9.18")
     args = list(session.posargs) or ["example"]
     dst, answers = args[0], args[1:]
     data = [arg for answer in answers for arg in ("--data", answer)]
@@ -74,3 +88,27 @@ def example(session: nox.Session) -> None:
         dst,
         env={"COPIER_SETTINGS_PATH": os.devnull},
     )
+
+
+@nox.session(python=PYTHON)
+def bump_matrix(session: nox.Session) -> None:
+    """Newest releases of every matrix and pins package vs. their ranges (`-- --write` applies)."""
+    session.install("packaging>=24", "pyyaml>=6", "jinja2>=3.1")
+    session.run("python", "tools/bump_matrix.py", *session.posargs)
+    if "--write" in session.posargs:
+        # docs/cuda-matrix.md shows the ranges and the date: regenerate it with them.
+        session.run("python", "tools/generate_docs.py")
+
+
+@nox.session(python=PYTHON)
+def release(session: nox.Session) -> None:
+    """Check, run the quick tests and tag vX.Y.Z: `nox -s release -- X.Y.Z` (never pushes)."""
+    session.install("--group", "test")
+    session.run("python", "tools/release.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def refresh_names(session: nox.Session) -> None:
+    """Recompute includes/dependency-names.yml from what rendered projects install (needs PyPI)."""
+    session.install("copier>=9.18", "pyyaml>=6", "packaging>=24", "uv")
+    session.run("python", "tools/refresh_names.py", *session.posargs)

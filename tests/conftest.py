@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from template_data import cuda_majors, library_choices, questions
+from template_data import copier_documents, cuda_majors, library_choices, questions
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 WORKING_TREE_TAG = "v0.0.0"
@@ -61,6 +61,11 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
 }
 
 
+def copier_settings() -> dict[str, Any]:
+    """Every top-level key of copier.yml: questions and computed values (includes left out)."""
+    return {key: spec for document in copier_documents() for key, spec in document.items()}
+
+
 def copier_questions() -> dict[str, Any]:
     """The questions copier.yml asks (settings and computed values left out)."""
     return questions()
@@ -89,6 +94,13 @@ def run(
             pytrace=False,
         )
     return proc.stdout + proc.stderr
+
+
+def tool(name: str) -> str:
+    """A command-line tool installed beside the test interpreter (the nox session's venv)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert found, f"{name} is not installed in the test environment"
+    return found
 
 
 def git(*args: str, cwd: Path) -> str:

@@ -6,32 +6,21 @@ checks that can run offline. How a user verifies the image itself is in the gene
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import Render, run
+from conftest import Render, run, tool
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")
-TOOLS = Path(sys.executable).parent
-
-
-def tool(name: str) -> str:
-    """A command-line tool installed beside the test interpreter (the nox session's venv)."""
-    path = TOOLS / name
-    found = str(path) if path.exists() else shutil.which(name)
-    assert found, f"{name} is not installed in the test environment"
-    return found
 
 
 @pytest.fixture(scope="module")
 def github(render: Render) -> Path:
-    answers = {"ci": "github", "gpu_libraries": ["cupy", "numba", "jax"], "docs": "mkdocs"}
+    answers = {"ci": "github", "gpu_libraries": ["cupy", "numba", "jax"], "docs": "sphinx"}
     return render(answers, name="ci-github")
 
 
@@ -45,6 +34,8 @@ def gitlab(render: Render) -> Path:
     [
         ("vendor.github-workflows", ".github/workflows/ci.yml"),
         ("vendor.github-workflows", ".github/workflows/gpu.yml"),
+        ("vendor.github-workflows", ".github/workflows/release.yml"),
+        ("custom.github-workflows-require-timeout", ".github/workflows/release.yml"),
         ("custom.github-workflows-require-timeout", ".github/workflows/ci.yml"),
         ("custom.github-workflows-require-timeout", ".github/workflows/gpu.yml"),
         ("vendor.dependabot", ".github/dependabot.yml"),
@@ -75,12 +66,21 @@ def test_every_action_is_pinned_by_commit(github: Path) -> None:
     assert PINS["actions"]["checkout"] in (github / ".github/workflows/ci.yml").read_text("utf-8")
 
 
+# The one job that may hold more than read access: publishing signs with the job's identity.
+PUBLISH_PERMISSIONS = {"id-token": "write", "attestations": "write"}
+
+
 def test_workflows_grant_no_default_permissions(github: Path) -> None:
     for workflow in (github / ".github" / "workflows").glob("*.yml"):
         data: dict[str, Any] = yaml.safe_load(workflow.read_text("utf-8"))
         assert data["permissions"] == {}
-        for job in data["jobs"].values():
-            assert job["permissions"] == {"contents": "read"}
+        for name, job in data["jobs"].items():
+            allowed = (
+                PUBLISH_PERMISSIONS
+                if (workflow.name, name) == ("release.yml", "publish")
+                else {"contents": "read"}
+            )
+            assert job["permissions"] == allowed, f"{workflow.name}: {name}"
 
 
 def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:

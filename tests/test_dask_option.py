@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from conftest import ALL_LIBRARIES, MAJORS, WORKING_TREE_TAG, Render, copy_template
 from packaging.requirements import Requirement
 from template_data import load_computed, questions
+from test_docs import api_page_modules, public_modules, toctree_entries
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
 PINS: dict[str, Any] = load_computed("pins")
@@ -34,19 +34,10 @@ def pyproject(project: Path) -> dict[str, Any]:
     return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
 
 
-def nav_pages(nav: list[Any]) -> set[str]:
-    """Every page named in an mkdocs ``nav``, however deeply nested."""
-    pages: set[str] = set()
-    for entry in nav:
-        for value in entry.values() if isinstance(entry, dict) else [entry]:
-            pages |= nav_pages(value) if isinstance(value, list) else {value}
-    return pages
-
-
 @pytest.fixture(scope="module", params=[True, False], ids=["dask", "no-dask"])
 def dask_render(request: pytest.FixtureRequest, render: Render) -> tuple[bool, Path]:
     """CuPy and the docs site, with and without the option."""
-    answers = {"dask": request.param, "gpu_libraries": ["cupy"], "docs": "mkdocs"}
+    answers = {"dask": request.param, "gpu_libraries": ["cupy"], "docs": "sphinx"}
     return request.param, render(answers, name=f"dask-{request.param}")
 
 
@@ -61,12 +52,24 @@ def test_the_scale_out_files_follow_the_answer(dask_render: tuple[bool, Path]) -
     )
 
 
-def test_the_docs_navigation_lists_the_scale_out_page_with_the_option(
+def test_the_docs_toctree_lists_the_scale_out_page_with_the_option(
     dask_render: tuple[bool, Path],
 ) -> None:
     dask, project = dask_render
-    config = yaml.safe_load((project / "mkdocs.yml").read_text("utf-8"))
-    assert ("scale-out.md" in nav_pages(config["nav"])) == dask
+    index = (project / "docs" / "index.md").read_text("utf-8")
+    assert ("scale-out" in toctree_entries(index)) == dask
+
+
+def test_the_api_reference_documents_the_scale_module_with_the_option(
+    dask_render: tuple[bool, Path],
+) -> None:
+    # Both sides are read from the render, so the scale module is in the page exactly when
+    # it is in the package.
+    dask, project = dask_render
+    assert (api_page_modules(project), "my_gpu_project.scale" in public_modules(project)) == (
+        public_modules(project),
+        dask,
+    )
 
 
 def test_the_dask_extra_and_the_test_group_hold_the_cpu_pins(

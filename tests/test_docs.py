@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import filecmp
 import re
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import generate_docs
 import pytest
-import yaml
-from conftest import REPO_ROOT, Built, Render, build_and_install, run
+from conftest import ALL_LIBRARIES, MAJORS, REPO_ROOT, Built, Render, build_and_install, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging.requirements import Requirement
+from packaging.version import Version
+from template_data import load_computed, questions
+
+PINS: dict[str, Any] = load_computed("pins")
+MATRIX: dict[str, Any] = load_computed("cuda_matrix")
+# -W: a warning fails the build; -n (nitpicky): so does a reference that does not resolve.
+STRICT_BUILD = ["-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html"]
 
 
 def test_generated_pages_are_current() -> None:
@@ -43,16 +55,29 @@ def test_troubleshooting_covers_each_error_the_doctor_issue_names() -> None:
         assert error in page
 
 
-def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
+DOCTOR_CHECKS = REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor" / "_checks.py"
+
+
+def _documented_codes() -> set[str]:
     page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
-    findings = (
-        REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor" / "_findings.py.jinja"
-    ).read_text("utf-8")
     finding_texts = re.findall(r"\*\*Finding\.\*\*(.*?)\*\*Fix\.\*\*", page, flags=re.DOTALL)
-    codes = {c for text in finding_texts for c in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", text)}
+    return {c for text in finding_texts for c in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", text)}
+
+
+def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
+    checks = DOCTOR_CHECKS.read_text("utf-8")
+    codes = _documented_codes()
     assert len(codes) >= 6, f"the page names too few findings: {codes}"
     for code in codes:
-        assert f'"{code}"' in findings, code
+        assert f'"{code}"' in checks, code
+
+
+def test_troubleshooting_documents_every_finding_the_doctor_has() -> None:
+    # Each check declares `code = "..."`; a crashing check is reported as "check-failed".
+    checks = DOCTOR_CHECKS.read_text("utf-8")
+    codes = set(re.findall(r'^    code = "([a-z-]+)"$', checks, flags=re.MULTILINE))
+    assert len(codes) >= 9, f"too few checks found: {codes}"
+    assert codes | {"check-failed"} <= _documented_codes()
 
 
 def test_readme_test_command_is_what_ci_runs() -> None:
@@ -73,31 +98,44 @@ def test_every_nox_session_has_a_docstring() -> None:
     assert {"tests", "lint", "example"} <= set(declared)
 
 
-def _nav_pages(nav: object) -> set[str]:
-    """Every page file named anywhere in an mkdocs nav."""
-    if isinstance(nav, str):
-        return {nav}
-    if isinstance(nav, list):
-        return {page for item in nav for page in _nav_pages(item)}
-    if isinstance(nav, dict):
-        return {page for value in nav.values() for page in _nav_pages(value)}
-    return set()
+def toctree_entries(markdown: str) -> set[str]:
+    """The documents named by the MyST ``{toctree}`` blocks of a page (options left out)."""
+    entries = set()
+    blocks = re.findall(r"^```\{toctree\}\n(.*?)^```", markdown, flags=re.MULTILINE | re.DOTALL)
+    for block in blocks:
+        for line in block.splitlines():
+            line = line.strip()
+            if not line or line.startswith(":"):
+                continue
+            titled = re.fullmatch(r".*<(.+)>", line)  # "Title <page>"
+            entries.add((titled.group(1) if titled else line).removesuffix(".md"))
+    return entries
+
+
+def test_toctree_reader_sees_entries_and_skips_options() -> None:
+    page = "# T\n\n```{toctree}\n:caption: Guides\n:hidden:\n\nfirst\nSecond <second.md>\n```\n"
+    assert toctree_entries(page) == {"first", "second"}
 
 
 def test_every_docs_page_is_reachable_from_the_navigation() -> None:
-    config = yaml.safe_load((REPO_ROOT / "mkdocs.yml").read_text("utf-8"))
-    pages = {path.name for path in (REPO_ROOT / "docs").glob("*.md")}
-    assert _nav_pages(config["nav"]) == pages
+    pages = {path.stem for path in (REPO_ROOT / "docs").glob("*.md")}
+    index = (REPO_ROOT / "docs" / "index.md").read_text("utf-8")
+    assert toctree_entries(index) | {"index"} == pages
 
 
 def test_template_site_builds_strictly(tmp_path: Path) -> None:
-    run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
-        cwd=REPO_ROOT,
-        env={"NO_MKDOCS_2_WARNING": "1"},
-    )
+    run([sys.executable, *STRICT_BUILD, "docs", str(tmp_path)], cwd=REPO_ROOT)
     for page in ("getting-started", "optional-dep-pattern", "troubleshooting", "cuda-matrix"):
-        assert (tmp_path / page / "index.html").is_file()
+        assert (tmp_path / f"{page}.html").is_file()
+
+
+def test_template_site_takes_the_generated_projects_docs_pins() -> None:
+    # One place for the ranges: the template's own site uses the projects' pins (less numpydoc,
+    # which only an API page needs).
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text("utf-8"))
+    own = pyproject["dependency-groups"]["docs"]
+    assert own
+    assert set(own) <= set(PINS["docs"]), "copy the ranges of pins.docs (includes/pins.yml)"
 
 
 SKIP_MARK = re.compile(r"<!-- not executed: [^>]+ -->\s*$")
@@ -122,7 +160,7 @@ def test_skipped_samples_say_why() -> None:
 @pytest.fixture(scope="module")
 def myproj(render: Render) -> Built:
     """The example project the docs speak of: `myproj`, default answers, docs on."""
-    answers = {"project_name": "myproj", "docs": "mkdocs"}
+    answers = {"project_name": "myproj", "docs": "sphinx"}
     return build_and_install(render(answers, name="myproj"), answers)
 
 
@@ -150,8 +188,89 @@ def test_python_samples_in_the_docs_run(myproj: Built, tmp_path: Path) -> None:
 
 
 def test_every_generated_docs_page_is_in_the_generated_navigation(render: Render) -> None:
-    project = render({"docs": "mkdocs"}, name="docs-nav")
-    config = yaml.safe_load((project / "mkdocs.yml").read_text("utf-8"))
-    pages = {path.name for path in (project / "docs").glob("*.md")}
-    assert _nav_pages(config["nav"]) == pages
-    assert {"index.md", "gpu.md", "troubleshooting.md", "api.md"} <= pages
+    project = render({"docs": "sphinx"}, name="docs-nav")
+    pages = {path.stem for path in (project / "docs").glob("*.md")}
+    index = (project / "docs" / "index.md").read_text("utf-8")
+    assert toctree_entries(index) | {"index"} == pages
+    assert {"index", "gpu", "troubleshooting", "api"} <= pages
+
+
+def public_modules(project: Path) -> set[str]:
+    """Dotted names of a render's public modules: no part of the path starts with ``_``."""
+    modules = set()
+    for path in (project / "src").rglob("*.py"):
+        parts = path.relative_to(project / "src").with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not any(part.startswith("_") for part in parts):
+            modules.add(".".join(parts))
+    return modules
+
+
+def api_page_modules(project: Path) -> set[str]:
+    page = (project / "docs" / "api.md").read_text("utf-8")
+    return set(re.findall(r"^\.\. automodule:: (\S+)$", page, flags=re.MULTILINE))
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    libraries=st.sets(st.sampled_from(ALL_LIBRARIES)),
+    cuda_major=st.sampled_from(MAJORS),
+)
+def test_api_page_documents_every_public_module_of_the_render(
+    render: Render, libraries: set[str], cuda_major: int
+) -> None:
+    # python_min 3.12: every library's floor, so that any set of libraries renders.
+    answers = {
+        "gpu_libraries": sorted(libraries),
+        "cuda_major": cuda_major,
+        "python_min": "3.12",
+        "docs": "sphinx",
+    }
+    project = render(answers, name="docs-api")
+    assert api_page_modules(project) == public_modules(project)
+
+
+def test_retired_mkdocs_answer_renders_the_sphinx_site(render: Render) -> None:
+    # Projects rendered with `docs: mkdocs` keep that answer through `copier update`: it must
+    # stay a valid choice and render exactly what `sphinx` does, mkdocs.yml gone.
+    assert "mkdocs" in questions()["docs"]["choices"].values()
+    retired = render({"docs": "mkdocs"}, name="docs-mkdocs")
+    current = render({"docs": "sphinx"}, name="docs-sphinx")
+    files = {
+        p.relative_to(current).as_posix()
+        for p in current.rglob("*")
+        if p.is_file() and p.name != ".copier-answers.yml"
+    }
+    assert not (retired / "mkdocs.yml").exists()
+    assert (retired / "docs" / "conf.py").is_file()
+    _, mismatch, errors = filecmp.cmpfiles(retired, current, sorted(files), shallow=False)
+    assert (mismatch, errors) == ([], [])
+
+
+@pytest.mark.slow
+def test_generated_site_builds_strictly_with_the_lowest_allowed_releases(
+    render: Render, tmp_path: Path
+) -> None:
+    # The docs floors on the oldest Python a project may support, with every library that
+    # Python allows, so that each kernel module's page is built.
+    oldest = min(questions()["python_min"]["choices"], key=Version)
+    newest_major = MATRIX["majors"][str(MAJORS[-1])]
+    libraries = [
+        lib for lib in ALL_LIBRARIES if Version(newest_major["python_min"][lib]) <= Version(oldest)
+    ]
+    answers = {"python_min": oldest, "gpu_libraries": libraries, "docs": "sphinx"}
+    project = render(answers, name="docs-floor")
+    venv = tmp_path / "venv"
+    python = venv / "bin" / "python"
+    run(["uv", "venv", "--quiet", "--python", oldest, str(venv)], cwd=project)
+    install = ["uv", "pip", "install", "--quiet", "--python", str(python)]
+    run([*install, "--resolution", "lowest-direct", "-e", ".", "--group", "docs"], cwd=project)
+    floors = {
+        (req := Requirement(pin)).name: Version(next(iter(req.specifier)).version)
+        for pin in PINS["docs"]
+    }
+    show = "import importlib.metadata as m, sys; print(*(m.version(n) for n in sys.argv[1:]))"
+    installed = run([str(python), "-c", show, *floors], cwd=project).split()
+    assert dict(zip(floors, map(Version, installed), strict=True)) == floors
+    run([str(python), *STRICT_BUILD, "docs", str(tmp_path / "html")], cwd=project)

@@ -12,13 +12,28 @@ import re
 import zipfile
 
 import pytest
-from conftest import Built, Render, build_and_install, run
+from conftest import ALL_LIBRARIES, MAJORS, Built, Render, build_and_install, run
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
 
 MATRIX = load_computed("cuda_matrix")
-ANSWERS = {"cuda_major": 13, "gpu_libraries": ["cupy", "numba", "cuda-python", "pycuda"]}
+# Every library that launches the package's kernels, on the newest major.
+ANSWERS = {
+    "cuda_major": MAJORS[-1],
+    "gpu_libraries": [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["kernels"]],
+}
+# The kernel tests that need neither numba-cuda nor a GPU: CPU paths, argument checks, launch
+# sizes, the benchmark's timing rules, and the PyCUDA and cuda.core routes against fakes.
+CPU_KERNEL_TESTS = [
+    "tests/test_kernels_numba.py",
+    "tests/test_kernels_cupy.py",
+    "tests/test_kernels_checks.py",
+    "tests/test_kernels_launch.py",
+    "tests/test_kernels_pycuda.py",
+    "tests/test_kernels_cuda_core.py",
+    "tests/test_kernels_benchmark.py",
+]
 
 
 def pytest_in(built: Built, *args: str, sim: bool = False) -> str:
@@ -37,8 +52,9 @@ def kernels_project(render: Render) -> tuple[Built, str]:
     """The render installed twice over: first CPU only (its kernel tests run then), then with
     numba-cuda added. Returns the project and the output of the CPU-only kernel tests."""
     built = build_and_install(render(ANSWERS, name="kernels"), ANSWERS)
-    cpu_out = pytest_in(built, "-q", "tests/test_kernels_numba.py", "tests/test_kernels_cupy.py")
-    numba_cuda = MATRIX["majors"]["13"]["requirements"]["numba"]
+    cpu_out = pytest_in(built, "-q", *CPU_KERNEL_TESTS)
+    # The simulator's numba-cuda, as the generated tests_sim session installs it.
+    numba_cuda = MATRIX["majors"][str(ANSWERS["cuda_major"])]["simulator"]
     run(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba_cuda],
         cwd=built.project,
@@ -48,7 +64,7 @@ def kernels_project(render: Render) -> tuple[Built, str]:
 
 def test_cpu_paths_pass_on_a_cpu_install(kernels_project: tuple[Built, str]) -> None:
     _, out = kernels_project
-    assert passed(out) >= 20
+    assert passed(out) >= 120
     assert " failed" not in out
 
 
@@ -66,10 +82,28 @@ def test_numba_kernels_pass_under_the_cuda_simulator(kernels_project: tuple[Buil
     assert "test_kernels_numba_cudasim.py" not in out  # not named: nothing skipped or failed
 
 
+def test_simulated_laplacian_covers_rows_beyond_a_capped_grid(
+    kernels_project: tuple[Built, str],
+) -> None:
+    built, _ = kernels_project
+    out = pytest_in(
+        built,
+        "-v",
+        "-m",
+        "cudasim",
+        "-k",
+        "capped_grid",
+        "tests/test_kernels_numba_cudasim.py",
+        sim=True,
+    )
+    assert out.count("test_laplacian_kernel_covers_rows_beyond_a_capped_grid[") == 2
+    assert out.count(" PASSED") == 2
+
+
 def test_numba_kernels_compile_to_ptx_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
     out = pytest_in(built, "-q", "tests/test_kernels_numba_ptx.py")
-    assert passed(out) >= 7
+    assert passed(out) >= 9
     assert "skipped" not in out
 
 

@@ -138,7 +138,7 @@ def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) 
     major, project = full_render
     dockerfile = (project / "Dockerfile").read_text("utf-8")
     assert f"ARG CUDA_IMAGE={MATRIX['majors'][major]['image']}\n" in dockerfile
-    assert f'".[cuda{major}]"' in dockerfile
+    assert f"--locked --no-dev --no-editable --extra cuda{major}" in dockerfile
 
 
 def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[str, Path]) -> None:

@@ -25,8 +25,27 @@ PREVIOUS = "d06a7ecf09033d91152e7ef215c593a2294745a5"
 # project-relative path; the CHANGELOG tells users what each means for `copier update`.
 INTENDED: dict[str, str] = {
     "src/*/gpu/_facts.py": "new: the project's CUDA major, drivers, extra, modules, overrides",
-    "pyproject.toml": "mypy overrides and the mixed-majors comment derived from the matrix",
+    "src/*/gpu/*": "GPU module: never raises on a broken CuPy, fork-safe, device-aware dispatch",
+    "src/*/kernels/*": "kernels: validated once, overlaps refused, numba-cuda-mlir, grid caps",
+    "src/*/doctor/*": "doctor: one facts record, registered checks, a CLI apart, new findings",
+    "src/*/__init__.py": "package docstring: a fixed first line, the description escaped below",
+    "tests/*": "generated tests follow the package; a fake CuPy that refuses implicit copies",
+    "benchmarks/*.py": "kernel benchmark times launches only; docstrings escape free text",
+    "pyproject.toml": "matrix-derived mypy overrides, repo-review settings, lint/build/docs groups",
+    "noxfile.py": "script header, default= sessions, pinned tools, Sphinx docs session",
+    ".pre-commit-config.yaml": "the Scientific Python guide's hooks, revisions from the pins",
+    ".github/workflows/*.yml": "release.yml (trusted publishing); nox pinned; Sphinx docs job",
+    ".gitlab-ci.yml": "build and publish jobs on tags (trusted publishing); nox pinned",
+    "Dockerfile": "installs from uv.lock (uv sync --locked); a valid lowercase image name",
+    "README.md": "release section, uv.lock, Sphinx, escaped free text, no extra without a library",
     "docs/gpu.md": "the mixed-majors example names the project's own CuPy wheel",
+    "docs/troubleshooting.md": "a section per doctor finding; numba-cuda-mlir; no phantom extra",
+    "mkdocs.yml": "docs: Material for MkDocs is retired; the site is Sphinx (docs/conf.py)",
+    "docs/conf.py": "docs: the Sphinx configuration that replaces mkdocs.yml",
+    "docs/index.md": "docs: a toctree lists the pages",
+    "docs/api.md": "docs: automodule directives for every public module, for Sphinx",
+    ".gitignore": "docs: Sphinx builds into docs/_build/, not site/",
+    ".dockerignore": "docs: Sphinx builds into docs/_build/, not site/",
 }
 
 
@@ -129,6 +148,17 @@ def test_update_from_the_previous_version_brings_new_files_and_keeps_the_users(
     package = updated_from_previous / "src" / "my_gpu_project"
     assert (package / "gpu" / "_facts.py").is_file()
     assert (package / "science.py").read_text("utf-8") == '"""Mine."""\n'
+
+
+@needs_previous
+def test_update_from_the_previous_version_replaces_the_mkdocs_site_with_sphinx(
+    updated_from_previous: Path,
+) -> None:
+    # The previous default answer, docs: mkdocs, is kept and now renders the Sphinx site.
+    answers = yaml.safe_load((updated_from_previous / ".copier-answers.yml").read_text("utf-8"))
+    assert answers["docs"] == "mkdocs"
+    assert not (updated_from_previous / "mkdocs.yml").exists()
+    assert (updated_from_previous / "docs" / "conf.py").is_file()
 
 
 @needs_previous

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import keyword
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, WORKING_TREE_TAG, copier_questions, copy_template
+from conftest import (
+    RENDER_MATRIX,
+    REPO_ROOT,
+    WORKING_TREE_TAG,
+    Render,
+    copier_questions,
+    copy_template,
+)
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from template_data import load_computed
+
+# Build requirements run in an isolated build environment, never beside the package.
+BUILD_ONLY = {"hatchling", "hatch-vcs"}
 
 
 def refusal(template_repo: Path, tmp_path: Path, answers: dict[str, Any]) -> str:
@@ -21,85 +34,124 @@ def refusal(template_repo: Path, tmp_path: Path, answers: dict[str, Any]) -> str
     return " ".join(str(info.value).split())
 
 
-@pytest.mark.parametrize(
-    ("answers", "message"),
-    [
-        ({"project_name": "  "}, "The project name cannot be empty."),
-        (
-            {"package_name": "my-pkg"},
-            "'my-pkg' is not a valid import name: use lowercase letters, digits and underscores, "
-            "starting with a letter (write 'my_pkg'; "
-            "the dashed form belongs in distribution_name).",
-        ),
-        (
-            {"package_name": "MyPkg"},
-            "'MyPkg' is not a valid import name: use lowercase letters, digits and underscores, "
-            "starting with a letter.",
-        ),
-        (
-            {"package_name": "2fast"},
-            "'2fast' is not a valid import name: use lowercase letters, digits and underscores, "
-            "starting with a letter.",
-        ),
-        (
-            {"package_name": "lambda"},
-            "'lambda' is a Python keyword and cannot be imported; try 'lambda_gpu'.",
-        ),
-        (
-            {"package_name": "json"},
-            "'json' is a standard-library module; your package would shadow it. Try 'json_gpu'.",
-        ),
-        (
-            {"package_name": "cupy"},
-            "'cupy' is a library the generated package depends on; your package would shadow it. "
-            "Try 'my_cupy'.",
-        ),
-        (
-            {"distribution_name": "-bad-"},
-            "'-bad-' is not a valid distribution name: use letters, digits, '.', '_' and '-', "
-            "starting and ending with a letter or digit (PEP 508), for example 'my-gpu-project'.",
-        ),
-        ({"description": ""}, "The description cannot be empty."),
-        (
-            {"description": 'say "hi"'},
-            'The description cannot contain double quotes ("); use single quotes instead.',
-        ),
-        ({"author_name": 'A "B" C'}, 'The author name cannot contain double quotes (").'),
-        (
-            {"author_email": "not-an-address"},
-            "'not-an-address' is not an e-mail address of the form name@example.org.",
-        ),
-        (
-            {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_major": 13},
-            "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "
-            "Raise python_min to 3.11 or drop jax.",
-        ),
-    ],
-    ids=[
-        "empty-project-name",
-        "dash-in-package",
-        "uppercase-package",
-        "digit-first-package",
-        "keyword-package",
-        "stdlib-package",
-        "dependency-package",
-        "bad-distribution",
-        "empty-description",
-        "quote-in-description",
-        "quote-in-author",
-        "bad-email",
-        "python-floor-below-jax",
-    ],
+NOT_AN_IMPORT_NAME = (
+    "is not a valid import name: use lowercase letters, digits and underscores, starting with a "
+    "letter"
 )
+REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
+    "empty-project-name": ({"project_name": "  "}, "The project name cannot be empty."),
+    "project-name-with-a-tab": (
+        {"project_name": "My\tProject"},
+        "The project name must be one line of printable text",
+    ),
+    "project-name-with-a-trailing-space": (
+        {"project_name": "My Project "},
+        "The project name starts or ends with a space; type it without.",
+    ),
+    "project-name-of-300-characters": (
+        {"project_name": "x" * 300},
+        "The project name is 300 characters long; keep it to 80 or fewer",
+    ),
+    "project-name-without-ascii-letters": (
+        {"project_name": "数据处理"},
+        "The import name cannot be empty. It is derived from the ASCII letters and digits of the "
+        "project name, and '数据处理' has none: answer package_name yourself, for example "
+        "'gpu_tools'.",
+    ),
+    "punctuation-only-project-name": ({"project_name": "!!!"}, "The import name cannot be empty."),
+    "empty-package-name": ({"package_name": ""}, "The import name cannot be empty."),
+    "dash-in-package": (
+        {"package_name": "my-pkg"},
+        f"'my-pkg' {NOT_AN_IMPORT_NAME} (write 'my_pkg'; the dashed form belongs in "
+        "distribution_name).",
+    ),
+    "uppercase-package": ({"package_name": "MyPkg"}, f"'MyPkg' {NOT_AN_IMPORT_NAME}."),
+    "digit-first-package": ({"package_name": "2fast"}, f"'2fast' {NOT_AN_IMPORT_NAME}."),
+    "package-name-too-long": (
+        {"package_name": "a" * 33},
+        f"'{'a' * 33}' is 33 characters long; keep the import name to 32 or fewer, so that every "
+        "generated line fits the 100-column lint limit.",
+    ),
+    "keyword-package": (
+        {"package_name": "lambda"},
+        "'lambda' is a Python keyword and cannot be imported; try 'lambda_gpu'.",
+    ),
+    "stdlib-package": (
+        {"package_name": "json"},
+        "'json' is a standard-library module; your package would shadow it. Try 'json_gpu'.",
+    ),
+    "project-test-folder-as-package": (
+        {"package_name": "tests"},
+        "'tests' is already taken inside the generated project (its tests/ folder); the two would "
+        "shadow each other. Try 'tests_gpu'.",
+    ),
+    "fake-cupy-as-package": (
+        {"package_name": "fake_cupy"},
+        "'fake_cupy' is already taken inside the generated project (its tests/fake_cupy.py)",
+    ),
+    "dependency-package": (
+        {"package_name": "cupy"},
+        "'cupy' is the import name of cupy-cuda12x and cupy-cuda13x, which the generated project "
+        "installs; your package would shadow it. Try 'my_cupy'.",
+    ),
+    "indirect-dependency-package": (
+        {"package_name": "pluggy"},
+        "'pluggy' is the import name of pluggy, which the generated project installs",
+    ),
+    "import-name-of-another-distribution": (
+        {"package_name": "pynvml"},
+        "'pynvml' is the import name of nvidia-ml-py, which the generated project installs",
+    ),
+    "empty-distribution": (
+        {"distribution_name": ""},
+        "'' is not a valid distribution name",
+    ),
+    "bad-distribution": (
+        {"distribution_name": "-bad-"},
+        "'-bad-' is not a valid distribution name: use letters, digits, '.', '_' and '-', "
+        "starting and ending with a letter or digit (PEP 508), for example 'gpu-tools'.",
+    ),
+    "dependency-distribution": (
+        {"distribution_name": "NumPy"},
+        "'NumPy' is the name of numpy, which the generated project installs (PEP 503 names ignore "
+        "case and treat '-', '_' and '.' alike); the two cannot be installed side by side. "
+        "Try 'my-numpy'.",
+    ),
+    "dependency-distribution-other-spelling": (
+        {"distribution_name": "cupy_cuda13x"},
+        "'cupy_cuda13x' is the name of cupy-cuda13x, which the generated project installs",
+    ),
+    "empty-description": ({"description": ""}, "The description cannot be empty."),
+    "description-with-a-line-break": (
+        {"description": "one\ntwo"},
+        "The description must be a single line of printable text",
+    ),
+    "description-with-a-zero-width-space": (
+        {"description": "GPU\u200barrays"},
+        "The description must be a single line of printable text",
+    ),
+    "blank-author": ({"author_name": " "}, "The author name cannot be empty."),
+    "bad-email": (
+        {"author_email": "not-an-address"},
+        "'not-an-address' is not an e-mail address of the form name@example.org",
+    ),
+    "email-with-a-backslash": (
+        {"author_email": "a\\b@example.org"},
+        "is not an e-mail address of the form name@example.org",
+    ),
+    "python-floor-below-jax": (
+        {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_major": 13},
+        "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "
+        "Raise python_min to 3.11 or drop jax.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("answers", "message"), REFUSALS.values(), ids=REFUSALS.keys())
 def test_bad_answer_is_refused_with_a_hint_and_writes_nothing(
     template_repo: Path, tmp_path: Path, answers: dict[str, Any], message: str
 ) -> None:
     assert message in refusal(template_repo, tmp_path, answers)
-
-
-def test_multiline_description_is_refused(template_repo: Path, tmp_path: Path) -> None:
-    message = refusal(template_repo, tmp_path, {"description": "one\ntwo"})
-    assert "The description must be a single line; put longer text in the README." in message
 
 
 def test_every_free_text_question_has_a_validator() -> None:
@@ -125,3 +177,27 @@ def test_stdlib_list_covers_the_running_interpreter() -> None:
 
 def test_keyword_list_is_pythons() -> None:
     assert sorted(load_computed("python_keywords")) == sorted(keyword.kwlist)
+
+
+@pytest.mark.parametrize("name", sorted(RENDER_MATRIX))
+def test_every_requirement_a_render_lists_is_a_known_dependency(render: Render, name: str) -> None:
+    # dependency-names.yml is generated by `nox -s refresh_names`; a pin added since is caught here.
+    project = render(RENDER_MATRIX[name], name=f"requirements-{name}")
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    listed = [
+        *pyproject["build-system"]["requires"],
+        *pyproject["project"]["dependencies"],
+        *(
+            req
+            for reqs in pyproject["project"].get("optional-dependencies", {}).values()
+            for req in reqs
+        ),
+        *(
+            req
+            for reqs in pyproject["dependency-groups"].values()
+            for req in reqs
+            if isinstance(req, str)
+        ),
+    ]
+    names = {canonicalize_name(Requirement(req).name) for req in listed}
+    assert names - set(load_computed("dependency_distributions")) <= BUILD_ONLY

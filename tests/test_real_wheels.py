@@ -12,9 +12,10 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import Built, Render, build_and_install, run
+from conftest import ALL_LIBRARIES, Built, Render, build_and_install, run
 from packaging.requirements import Requirement
 from template_data import load_computed
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.slow
 MATRIX = load_computed("cuda_matrix")
 MAJORS = sorted(MATRIX["majors"])
 # Resolvable from PyPI alone: torch comes from PyTorch's own index, which the test machines lack.
-PYPI_LIBRARIES = ["cupy", "numba", "cuda-python", "jax"]
+PYPI_LIBRARIES = [lib for lib in ALL_LIBRARIES if lib not in {"torch", "pycuda"}]
 
 
 def without_extras(requirement: str) -> str:
@@ -209,8 +210,13 @@ def test_jax_interop_tests_run_and_pass_on_the_cpu(with_jax: Built) -> None:
         [*pytest_in(with_jax), "-v", "tests/test_dlpack_jax.py"],
         cwd=with_jax.project,
     )
-    assert "test_numpy_round_trip_through_jax_keeps_values PASSED" in out
-    assert "test_jax_gpu_available_answers_without_raising PASSED" in out
+    for test in (
+        "test_float64_is_refused_with_the_setting_that_keeps_it",
+        "test_float32_round_trip_keeps_dtype_and_every_digit",
+        "test_float64_round_trip_with_x64_keeps_dtype_and_every_digit",
+        "test_jax_gpu_available_answers_without_raising",
+    ):
+        assert f"{test} PASSED" in out
 
 
 def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
@@ -228,23 +234,51 @@ def mixed_install(render: Render) -> Built:
     return built
 
 
-def test_doctor_reports_the_real_mixed_install_and_exits_1(mixed_install: Built) -> None:
-    package = mixed_install.answer("package_name")
+def doctor_json(built: Built, *args: str) -> tuple[int, dict[str, Any]]:
+    """Run the built project's doctor with ``--json``: its exit code and its report."""
+    package = built.answer("package_name")
     proc = subprocess.run(
-        [str(mixed_install.venv_python), "-m", f"{package}.doctor", "--json"],
-        cwd=mixed_install.project.parent,
+        [str(built.venv_python), "-m", f"{package}.doctor", "--json", *args],
+        cwd=built.project.parent,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert proc.returncode == 1, proc.stderr
-    report = json.loads(proc.stdout)
+    assert proc.returncode in {0, 1}, proc.stderr  # 2 would be a doctor bug
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return proc.returncode, report
+
+
+@pytest.mark.parametrize("args", [(), ("--probe",)], ids=["metadata", "probe"])
+def test_doctor_finds_no_error_in_the_extra_of_the_chosen_major(
+    real_wheels: tuple[str, Built], args: tuple[str, ...]
+) -> None:
+    # --probe imports the real CuPy and cuda.bindings, which must fail into findings here.
+    _, built = real_wheels
+    code, report = doctor_json(built, *args)
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (code, errors) == (0, [])
+    assert "no-driver" in {f["code"] for f in report["findings"]}
+    assert report["decision"]["backend"] == "numpy"
+
+
+def test_doctor_reports_the_real_mixed_install_and_exits_1(mixed_install: Built) -> None:
+    code, report = doctor_json(mixed_install)
+    assert code == 1
     codes = {f["code"] for f in report["findings"]}
     assert "mixed-cuda-majors" in codes
     mixed = next(f for f in report["findings"] if f["code"] == "mixed-cuda-majors")
     assert "CUDA 12: cupy-cuda12x" in mixed["seen"]
     assert "cuda-bindings 13." in mixed["seen"]
     assert report["driver"]["version"] is None  # no driver on this machine, and it says so
+
+
+def test_doctor_flags_the_numpy_that_plain_numba_cuda_cannot_use(mixed_install: Built) -> None:
+    # Without the project's extra nothing holds NumPy below 2.5, which numba-cuda 0.30 needs.
+    _, report = doctor_json(mixed_install)
+    numpy = next(p["version"] for p in report["packages"] if p["name"] == "numpy")
+    too_new = tuple(int(part) for part in numpy.split(".")[:2]) >= (2, 5)
+    assert too_new == ("numpy-too-new" in {f["code"] for f in report["findings"]})
 
 
 def test_doctor_console_script_is_installed(mixed_install: Built) -> None:

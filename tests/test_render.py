@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 import yaml
 from conftest import RENDER_MATRIX, Render, copier_questions
+from packaging.requirements import Requirement
+from template_data import load_computed
 
 # `${{ ... }}` is GitHub Actions syntax, not Jinja; anything else opening a Jinja tag is a leak.
 JINJA_MARKERS = re.compile(r"(?<!\$)\{\{|\{%|\{#|%\}|#\}")
@@ -72,8 +74,8 @@ def test_optional_files_follow_the_answers(rendered: tuple[dict[str, Any], Path]
         ".dockerignore": answers["docker"],
         ".github/workflows/ci.yml": answers["ci"] == "github",
         ".gitlab-ci.yml": answers["ci"] == "gitlab",
-        "mkdocs.yml": answers["docs"] == "mkdocs",
-        "docs/index.md": answers["docs"] == "mkdocs",
+        "docs/conf.py": answers["docs"] != "none",
+        "docs/index.md": answers["docs"] != "none",
     }
     present = {name: (project / name).is_file() for name in expected}
     assert present == expected
@@ -104,3 +106,62 @@ def test_defaults_derive_names_from_the_project_name(render: Render) -> None:
     assert answers["package_name"] == "fast_fourier_things_2"
     assert answers["distribution_name"] == "fast-fourier-things-2"
     assert (project / "src" / "fast_fourier_things_2" / "__init__.py").is_file()
+
+
+# Where a render names an extra of its own distribution: `pip install "name[extra,...]"`,
+# `--extra extra`, the `extra` extra, `GPU_EXTRA = "extra"`, uv's `extra = "extra"`.
+def extras_named(project: Path, distribution: str) -> set[str]:
+    patterns = [
+        re.escape(distribution) + r"\[([a-z0-9,-]+)\]",
+        r"--extra[ =]([a-z0-9-]+)",
+        r"`?\b(cuda\d+|pycuda)`? extra\b",
+        r"GPU_EXTRA(?:: [^=]+)? = \"([a-z0-9-]+)\"",
+        r"\bextra = \"([a-z0-9-]+)\"",
+    ]
+    named: set[str] = set()
+    for path in rendered_files(project):
+        text = path.read_text("utf-8")
+        for pattern in patterns:
+            for match in re.finditer(pattern, text):
+                named.update(match.group(1).split(","))
+    return named
+
+
+def test_every_extra_a_render_names_exists(rendered: tuple[dict[str, Any], Path]) -> None:
+    _, project = rendered
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    defined = set(pyproject["project"].get("optional-dependencies", {}))
+    assert extras_named(project, pyproject["project"]["name"]) <= defined
+
+
+def test_a_render_without_gpu_libraries_names_no_cuda_extra(render: Render) -> None:
+    project = render({"gpu_libraries": [], "ci": "github"}, name="no-gpu-extra")
+    # cudaNN alone (not cupy-cuda13x, jax-cuda13-plugin or numba-cuda[cu13]): the extra's name.
+    mentions = [
+        f"{path.relative_to(project)}: {line.strip()}"
+        for path in rendered_files(project)
+        for line in path.read_text("utf-8").splitlines()
+        if re.search(r"(?<![\w-])cuda\d\d(?![\w-])", line)
+    ]
+    assert mentions == []
+
+
+def test_each_tool_has_one_version_in_every_place_it_is_pinned(render: Render) -> None:
+    project = render({"ci": "github"}, name="tool-pins")
+    tools = load_computed("pins")["tools"]
+    groups = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))["dependency-groups"]
+    grouped = [Requirement(req) for req in groups["lint"] + groups["build"]]
+    hooks = yaml.safe_load((project / ".pre-commit-config.yaml").read_text("utf-8"))["repos"]
+    pinned = {
+        **{req.name: str(req.specifier).removeprefix("==") for req in grouped},
+        # the hooks of the tools above (other hooks are pinned in pins.hooks alone)
+        **{
+            name: hook["rev"].lstrip("v")
+            for hook in hooks
+            if "rev" in hook
+            and (name := hook["repo"].rsplit("/", 1)[1].removesuffix("-pre-commit")) in tools
+        },
+    }
+    workflows = (project / ".github/workflows/ci.yml").read_text("utf-8")
+    pinned["nox"] = re.findall(r"uvx nox@(\S+)", workflows)[0]
+    assert pinned == tools

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 VARIANTS = {
     "defaults": {},
-    "all-options": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "mkdocs"},
+    "all-options": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "sphinx"},
 }
 
 

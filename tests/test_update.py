@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import git, snapshot_working_tree
+from conftest import REPO_ROOT, git, snapshot_working_tree
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +41,7 @@ def updated_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tpl_readme = template / "template" / "README.md.jinja"
     tpl_readme.write_text(
         tpl_readme.read_text("utf-8").replace(
-            "# {{ project_name }}\n", "# {{ project_name }} (v2 title)\n"
+            "# {{ project_name_md }}\n", "# {{ project_name_md }} (v2 title)\n"
         ),
         "utf-8",
     )
@@ -75,3 +80,87 @@ def test_overlapping_edit_shows_as_an_inline_conflict(updated_project: Path) -> 
     assert "<<<<<<<" in readme
     assert "# Renamed" in readme
     assert "# My GPU Project (v2 title)" in readme
+
+
+def readme_render_command() -> str:
+    """The render command of README's quick start, as a user would paste it."""
+    readme = (REPO_ROOT / "README.md").read_text("utf-8")
+    quick_start = readme.split("## Quick start", 1)[1].split("```console", 1)[1].split("```")[0]
+    command = next(line for line in quick_start.splitlines() if "copier copy" in line)
+    return command.split("  #", 1)[0].strip()
+
+
+def next_steps(message: str) -> list[str]:
+    """The indented commands of the first block after 'Next steps:' in Copier's message."""
+    block = message.split("Next steps:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.strip() for line in block.splitlines() if line.startswith("  ")]
+
+
+def shell(script: str, cwd: Path) -> str:
+    # The test runs inside nox's venv; the user's shell has none. nox also points uv's project
+    # environment at its venv, and `uv sync` would then replace the test's own packages.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"}
+    }
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, f"{script}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    return proc.stdout + proc.stderr
+
+
+@dataclass(frozen=True)
+class QuickStart:
+    """A project rendered and set up exactly as README and the printed next steps say."""
+
+    project: Path
+    status_after_next_steps: str
+
+
+@pytest.fixture(scope="module")
+def quick_started(tmp_path_factory: pytest.TempPathFactory) -> QuickStart:
+    """README's command from inside a clone, the next steps as printed, a tagged template change,
+    then `copier update` from inside the project."""
+    template = snapshot_working_tree(tmp_path_factory.mktemp("quick") / "cuda-template", tag="v1")
+    copier = f"{shlex.quote(sys.executable)} -m copier"
+    command = readme_render_command()
+    assert command.startswith("uvx copier copy ")
+    printed = shell(command.replace("uvx copier", copier, 1), cwd=template)
+    steps = next_steps(printed)
+    assert steps[0].startswith("cd ")
+    shell("\n".join(steps), cwd=template)
+    project = (template / shlex.split(steps[0])[1]).resolve()
+    status = git("status", "--porcelain", cwd=project)
+
+    tpl_gitignore = template / "template" / ".gitignore"
+    tpl_gitignore.write_text(tpl_gitignore.read_text("utf-8") + "\n# v2\n*.v2\n", "utf-8")
+    git("commit", "-q", "-am", "template v2", cwd=template)
+    git("tag", "v2", cwd=template)
+    shell(f"{copier} update --defaults", cwd=project)
+    return QuickStart(project, status)
+
+
+@pytest.mark.slow
+def test_quick_start_records_an_absolute_template_path(quick_started: QuickStart) -> None:
+    answers = (quick_started.project / ".copier-answers.yml").read_text("utf-8")
+    assert Path(yaml.safe_load(answers)["_src_path"]).is_absolute()
+
+
+@pytest.mark.slow
+def test_next_steps_leave_everything_committed(quick_started: QuickStart) -> None:
+    assert quick_started.status_after_next_steps == ""
+
+
+@pytest.mark.slow
+def test_update_from_inside_a_quick_start_project_brings_the_change(
+    quick_started: QuickStart,
+) -> None:
+    gitignore = (quick_started.project / ".gitignore").read_text("utf-8")
+    assert "*.v2" in gitignore.splitlines()

@@ -18,7 +18,7 @@ from typing import Any
 from template_data import ROOT, cuda_majors, library_choices, load_computed
 
 # The example project the template's own docs speak of, on the newest major.
-EXAMPLE = {"package_name": "myproj", "distribution_name": "myproj", "docs": "mkdocs"}
+EXAMPLE = {"package_name": "myproj", "distribution_name": "myproj", "docs": "sphinx"}
 
 
 def load_matrix() -> dict[str, Any]:

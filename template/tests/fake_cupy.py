@@ -1,36 +1,73 @@
 """A NumPy-backed stand-in for CuPy, so that GPU code paths run on a machine without a GPU.
 
-It provides what the package's GPU module touches: ``ndarray``, ``asarray``/``asnumpy``, the
-``cuda.runtime`` device queries and their ``CUDARuntimeError``, ``cuda.Device``,
-``cuda.memory.OutOfMemoryError`` and the memory pools. Any other attribute is the NumPy function of
-the same name, with array results turned into fake device arrays.
+:func:`make_fake_cupy` builds a module to put in ``sys.modules["cupy"]`` (the ``fake_gpu`` and
+``install_fake_cupy`` fixtures of conftest.py do). It behaves as CuPy does wherever code written
+for CuPy relies on it, so that a test passing here does not pass by luck:
+
+- Device arrays (``cupy.ndarray``) hold a NumPy array but are not NumPy arrays. ``numpy.asarray``
+  on one raises TypeError, as CuPy does, so the only way to the host is ``.get()`` (or
+  ``cupy.asnumpy``), and mixing device and host arrays in arithmetic raises TypeError.
+- Each array remembers the device that was current when it was made (``a.device.id``).
+  ``cuda.Device(i)`` is a context manager that makes ``i`` current and restores the previous
+  device on exit; ``cuda.runtime.getDevice``/``setDevice``/``getDeviceCount`` read and change the
+  same state, and an id out of range raises ``CUDARuntimeError`` 101. Arithmetic, ufuncs and
+  ``cupy.<function>`` on arrays of a device that is not current raise ValueError, as CuPy does
+  between devices without peer access. ``cupy.asarray`` copies an array of another device onto
+  the current one; ``.copy()`` copies onto the current device.
+- ``cupy.<name>`` is NumPy's function of that name, its array results on the current device;
+  dtypes and scalar types (``cupy.float32``, ``cupy.dtype``) are NumPy's own.
+- ``cuda.get_current_stream()`` (the legacy default stream: ``ptr`` 0), ``cuda.Stream`` as a
+  context manager, ``synchronize()`` (returns at once), ``cuda.runtime.CUDARuntimeError`` with
+  ``.status``, ``cuda.memory.OutOfMemoryError``, the default memory pool (one object acting on
+  the current device's pool, as CuPy's does) and the pinned memory pool.
+- ``__cuda_array_interface__`` and ``.data.ptr`` for code that reads them; the pointer is a host
+  address, so nothing may dereference it as device memory.
+- :func:`make_fake_cupyx` builds ``cupyx`` with ``empty_pinned`` and ``zeros_pinned``.
+
+It does not model: compiled kernels (``ElementwiseKernel``, ``ReductionKernel``, ``RawModule``,
+``fuse``, Numba launches), so a test swaps the compiled kernel for a NumPy stand-in and runs the
+rest of the GPU path for real; asynchrony (everything completes at once, so a missing
+``synchronize()`` goes unnoticed); memory limits (OutOfMemoryError only where a test raises
+it); peer access; one current device per host thread (the fake has one for the process);
+device checks in array methods (``a.sum()`` runs whatever the current device);
+``cupy.random``, ``cupy.linalg``, ``cupy.fft`` and other submodules; DLPack; ``cupyx.scipy``.
 """
 
 from __future__ import annotations
 
-import contextlib
+import itertools
+import operator
 from types import ModuleType, SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex
 
 import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from numpy.typing import NDArray
+    from numpy.typing import DTypeLike, NDArray
+
+__all__ = [
+    "CUDARuntimeError",
+    "FakeDevice",
+    "FakeDeviceArray",
+    "OutOfMemoryError",
+    "make_fake_cupy",
+    "make_fake_cupyx",
+]
 
 _ERROR_NAMES = {
     35: "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version",
     100: "cudaErrorNoDevice: no CUDA-capable device is detected",
+    101: "cudaErrorInvalidDevice: invalid device ordinal",
 }
-
-
-class FakeDeviceArray(np.ndarray[Any, Any]):
-    """An array that claims to live on the device; ``get()`` copies it to the host."""
-
-    def get(self) -> NDArray[Any]:
-        """Copy to the host, like ``cupy.ndarray.get``."""
-        return self.view(np.ndarray).copy()
+# CuPy's words, so that a test matching on them matches the real thing.
+_IMPLICIT_CONVERSION = (
+    "Implicit conversion to a NumPy array is not allowed. "
+    "Please use `.get()` to construct a NumPy array explicitly."
+)
+_POOL_BYTES = 1024  # what each device's pool holds until freed
 
 
 class CUDARuntimeError(RuntimeError):
@@ -45,76 +82,393 @@ class OutOfMemoryError(MemoryError):
     """Stands in for ``cupy.cuda.memory.OutOfMemoryError``."""
 
 
-class _Pool:
-    def __init__(self) -> None:
-        self.held = 1024
-        self.freed = 0
+class _State:
+    """The devices of one fake CuPy: how many there are, which is current, which stream."""
+
+    def __init__(
+        self, device_count: object, error_status: int | None, raises: BaseException | None
+    ) -> None:
+        self.device_count = device_count
+        self.error_status = error_status
+        self.raises = raises
+        self.current = 0
+        self.stream: FakeStream | None = None  # None until the first get_current_stream()
+
+    def get_device_count(self) -> Any:
+        if self.raises is not None:
+            raise self.raises
+        if self.error_status is not None:
+            raise CUDARuntimeError(self.error_status)
+        return self.device_count
+
+    def set_device(self, device: int) -> None:
+        count = self.device_count if type(self.device_count) is int else 0
+        if not 0 <= device < count:
+            raise CUDARuntimeError(101)
+        self.current = device
+
+    def check_current(self, array: FakeDeviceArray) -> None:
+        if array.device_id != self.current:
+            raise ValueError(
+                f"The device where the array resides ({array.device_id}) is different from the "
+                f"current device ({self.current}). Peer access is unavailable between these "
+                "devices."
+            )
+
+
+class FakeDevice:
+    """``cupy.cuda.Device``: a device id, and a block in which that device is current."""
+
+    _state: ClassVar[_State]
+
+    def __init__(self, device: SupportsIndex | None = None) -> None:
+        self.id = self._state.current if device is None else operator.index(device)
+        self._previous: list[int] = []
+
+    def __enter__(self) -> FakeDevice:
+        self._previous.append(self._state.current)
+        self._state.set_device(self.id)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._state.set_device(self._previous.pop())
+
+    def use(self) -> None:
+        """Make this device current, like ``cupy.cuda.Device.use``."""
+        self._state.set_device(self.id)
+
+    def synchronize(self) -> None:
+        """Nothing to wait for: the fake runs everything at once."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FakeDevice) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"<CUDA Device {self.id}>"
+
+
+class FakeStream:
+    """``cupy.cuda.Stream``: ``ptr`` 0 is the legacy default stream; ``with`` makes it current."""
+
+    _state: ClassVar[_State]
+    _pointers: ClassVar[Iterator[int]] = itertools.count(0x1000, 0x10)
+    null: ClassVar[FakeStream]  # the legacy default stream, set for each fake module
+
+    def __init__(self, null: bool = False, non_blocking: bool = False) -> None:
+        self.ptr = 0 if null else next(self._pointers)
+        self.non_blocking = non_blocking
+        self._previous: list[FakeStream | None] = []
+
+    def __enter__(self) -> FakeStream:
+        self._previous.append(self._state.stream)
+        self._state.stream = self
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._state.stream = self._previous.pop()
+
+    def use(self) -> FakeStream:
+        """Make this stream current, like ``cupy.cuda.Stream.use``."""
+        self._state.stream = self
+        return self
+
+    def synchronize(self) -> None:
+        """Nothing to wait for: the fake runs everything at once."""
+
+
+def _to_host(value: Any, *, check_device: bool) -> Any:
+    """``value`` with fake arrays replaced by their NumPy data; host arrays refused, as in CuPy."""
+    if isinstance(value, FakeDeviceArray):
+        if check_device:
+            value._state.check_current(value)
+        return value._host
+    if isinstance(value, np.ndarray):
+        raise TypeError(f"Unsupported type {type(value)}")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_host(item, check_device=check_device) for item in value)
+    if isinstance(value, dict):
+        return {key: _to_host(item, check_device=check_device) for key, item in value.items()}
+    return value
+
+
+def _to_device(value: Any, cls: type[FakeDeviceArray], device: int) -> Any:
+    """NumPy results as fake arrays on ``device``; NumPy scalars become 0-d arrays, as in CuPy."""
+    if isinstance(value, np.ndarray):
+        return cls.adopt(value, device)
+    if isinstance(value, np.generic):
+        return cls.adopt(np.asarray(value), device)
+    if isinstance(value, tuple):
+        return tuple(_to_device(item, cls, device) for item in value)
+    return value
+
+
+class FakeDeviceArray(NDArrayOperatorsMixin):
+    """``cupy.ndarray``: data "on a device", reachable from the host only through ``get()``."""
+
+    __slots__ = ("_host", "device_id")
+    _state: ClassVar[_State]
+    _device_type: ClassVar[type[FakeDevice]]
+
+    def __init__(self, shape: Any, dtype: DTypeLike = float, order: Any = "C") -> None:
+        """Like ``cupy.ndarray(shape, dtype)``: an uninitialised array on the current device."""
+        self._host: NDArray[Any] = np.empty(shape, dtype=dtype, order=order)
+        self.device_id = self._state.current
+
+    @classmethod
+    def adopt(cls, host: NDArray[Any], device: int) -> FakeDeviceArray:
+        """Wrap ``host`` (not copied) as an array on ``device``."""
+        array = cls.__new__(cls)
+        array._host = host
+        array.device_id = device
+        return array
+
+    # --- what CuPy arrays have and NumPy arrays do not --------------------------------------
+
+    @property
+    def device(self) -> FakeDevice:
+        """The device this array lives on (``.id`` is its number)."""
+        return self._device_type(self.device_id)
+
+    @property
+    def data(self) -> SimpleNamespace:
+        """CuPy's memory pointer: ``ptr`` (a host address here) and ``device_id``."""
+        return SimpleNamespace(ptr=self._host.ctypes.data, device_id=self.device_id)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """The CUDA array interface (version 3); the pointer is a host address."""
+        host = self._host
+        return {
+            "shape": host.shape,
+            "typestr": host.dtype.str,
+            "data": (host.ctypes.data, False),
+            "strides": None if host.flags.c_contiguous else host.strides,
+            "version": 3,
+        }
+
+    def get(
+        self, stream: object = None, order: Any = "C", out: NDArray[Any] | None = None
+    ) -> NDArray[Any]:
+        """Copy to the host, like ``cupy.ndarray.get``."""
+        if out is not None:
+            out[...] = self._host
+            return out
+        return np.array(self._host, order=order, copy=True)
+
+    def set(self, arr: NDArray[Any], stream: object = None) -> None:
+        """Copy a host array into this one, like ``cupy.ndarray.set``."""
+        self._host[...] = arr
+
+    def copy(self, order: Any = "C") -> FakeDeviceArray:
+        """A copy on the current device, which may differ from this array's (as in CuPy)."""
+        return self.adopt(self._host.copy(order=order), self._state.current)
+
+    # --- conversions CuPy allows, and the one it refuses ------------------------------------
+
+    def __array__(self, dtype: object = None, copy: object = None) -> NDArray[Any]:
+        raise TypeError(_IMPLICIT_CONVERSION)
+
+    def __float__(self) -> float:
+        return float(self._host)
+
+    def __int__(self) -> int:
+        return int(self._host)
+
+    def __complex__(self) -> complex:
+        return complex(self._host)
+
+    def __bool__(self) -> bool:
+        return bool(self._host)
+
+    def __len__(self) -> int:
+        return len(self._host)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        return repr(self._host)
+
+    def __str__(self) -> str:
+        return str(self._host)
+
+    # --- indexing: no copy, the result stays on this array's device -------------------------
+
+    def __getitem__(self, key: Any) -> Any:
+        return _to_device(self._host[_to_host(key, check_device=False)], type(self), self.device_id)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if not isinstance(value, np.ndarray):  # CuPy copies a host array in: allowed here
+            value = _to_host(value, check_device=False)
+        self._host[_to_host(key, check_device=False)] = value
+
+    # --- arithmetic, ufuncs and NumPy functions run "on the current device" -----------------
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        result = getattr(ufunc, method)(
+            *_to_host(inputs, check_device=True), **_to_host(kwargs, check_device=True)
+        )
+        if "out" in kwargs:  # CuPy returns the caller's `out` itself
+            out = kwargs["out"]
+            return out[0] if len(out) == 1 else out
+        return _to_device(result, type(self), self._state.current)
+
+    def __array_function__(
+        self, func: Callable[..., Any], types: object, args: Any, kwargs: Any
+    ) -> Any:
+        result = func(*_to_host(args, check_device=True), **_to_host(kwargs, check_device=True))
+        return _to_device(result, type(self), self._state.current)
+
+    # --- everything else a NumPy array has (shape, dtype, reshape, ravel, sum, fill, ...) ---
+
+    def __getattr__(self, name: str) -> Any:
+        # Never hand out NumPy's private or dunder attributes: `__array_interface__` would let
+        # numpy.asarray copy the data implicitly, which CuPy refuses.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = getattr(self._host, name)
+        if not callable(value):
+            return _to_device(value, type(self), self.device_id)
+        cls, device = type(self), self.device_id
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            host_args = _to_host(args, check_device=False)
+            result = value(*host_args, **_to_host(kwargs, check_device=False))
+            return _to_device(result, cls, device)
+
+        return method
+
+
+class _MemoryPool:
+    """CuPy's default device pool: one object whose methods act on the current device's pool."""
+
+    def __init__(self, state: _State, devices: int) -> None:
+        self._state = state
+        self.held = dict.fromkeys(range(devices), _POOL_BYTES)
+        self.freed: list[int] = []  # the devices whose blocks were freed, in order
 
     def total_bytes(self) -> int:
-        return self.held
+        return self.held.get(self._state.current, 0)
+
+    def free_all_blocks(self, stream: object = None) -> None:
+        self.freed.append(self._state.current)
+        self.held[self._state.current] = 0
+
+
+class _PinnedMemoryPool:
+    """CuPy's pinned (host) memory pool: one for the process."""
+
+    def __init__(self) -> None:
+        self.held = _POOL_BYTES
+        self.freed = 0
 
     def free_all_blocks(self) -> None:
         self.freed += 1
         self.held = 0
 
 
-def _to_device(value: Any) -> Any:
-    return value.view(FakeDeviceArray) if isinstance(value, np.ndarray) else value
+def make_fake_cupy(
+    device_count: object = 1,
+    error_status: int | None = None,
+    raises: BaseException | None = None,
+) -> ModuleType:
+    """Build a fresh fake ``cupy`` module, with its own devices and memory pools.
 
-
-def make_fake_cupy(device_count: int = 1, error_status: int | None = None) -> ModuleType:
-    """Build a fresh fake ``cupy`` module.
-
-    ``getDeviceCount()`` returns ``device_count``, or raises ``CUDARuntimeError(error_status)``
-    when ``error_status`` is given. ``module.current_devices`` records ``cuda.Device`` switches.
+    ``cuda.runtime.getDeviceCount()`` returns ``device_count`` as given (a test may pass -1 or
+    None, as a broken runtime could), raises ``CUDARuntimeError(error_status)`` when that is
+    given, or raises ``raises``. ``module.pools`` holds the two memory pools, for inspection.
     """
+    state = _State(device_count, error_status, raises)
 
-    def get_device_count() -> int:
-        if error_status is not None:
-            raise CUDARuntimeError(error_status)
-        return device_count
+    # Classes of this module's own, bound to its devices; named and placed as CuPy's are.
+    class Device(FakeDevice):
+        __module__ = "cupy.cuda"
+        _state = state
 
-    selected: list[int] = []
+    class Stream(FakeStream):
+        __module__ = "cupy.cuda"
+        _state = state
 
-    @contextlib.contextmanager
-    def device(index: int) -> Iterator[None]:
-        selected.append(index)
-        yield
+    class ndarray(FakeDeviceArray):  # CuPy's name
+        __module__ = "cupy"
+        __slots__ = ()
+        _state = state
+        _device_type = Device
 
+    Stream.null = Stream(null=True)
+
+    def current_stream() -> FakeStream:
+        return state.stream or Stream.null
+
+    def asarray(a: Any, dtype: DTypeLike | None = None, order: Any = None) -> FakeDeviceArray:
+        if isinstance(a, FakeDeviceArray):
+            if a.device_id == state.current and (dtype is None or np.dtype(dtype) == a.dtype):
+                return a
+            return ndarray.adopt(np.array(a._host, dtype=dtype, order=order), state.current)
+        return ndarray.adopt(np.array(a, dtype=dtype, order=order), state.current)
+
+    def array(a: Any, dtype: DTypeLike | None = None, copy: bool = True) -> FakeDeviceArray:
+        host = a._host if isinstance(a, FakeDeviceArray) else a
+        return ndarray.adopt(np.array(host, dtype=dtype, copy=True), state.current)
+
+    def asnumpy(a: Any, stream: object = None, order: Any = "C") -> NDArray[Any]:
+        return a.get(order=order) if isinstance(a, FakeDeviceArray) else np.asarray(a, order=order)
+
+    pools = {"device": _MemoryPool(state, device_count if type(device_count) is int else 0)}
+    pinned = _PinnedMemoryPool()
     module = ModuleType("cupy")
     module.__dict__.update(
         __version__="0.0.0+fake",
-        ndarray=FakeDeviceArray,
-        asarray=lambda a, dtype=None: np.array(a, dtype=dtype).view(FakeDeviceArray),
-        asnumpy=lambda a: np.asarray(a).copy(),
-        current_devices=selected,
+        ndarray=ndarray,
+        asarray=asarray,
+        array=array,
+        asnumpy=asnumpy,
+        get_default_memory_pool=lambda: pools["device"],
+        get_default_pinned_memory_pool=lambda: pinned,
+        pools={"device": pools["device"], "pinned": pinned},
         cuda=SimpleNamespace(
+            Device=Device,
+            Stream=Stream,
+            get_current_stream=current_stream,
             runtime=SimpleNamespace(
-                getDeviceCount=get_device_count,
+                getDeviceCount=state.get_device_count,
+                getDevice=lambda: state.current,
+                setDevice=state.set_device,
                 runtimeGetVersion=lambda: 13000,
                 driverGetVersion=lambda: 13000,
                 CUDARuntimeError=CUDARuntimeError,
             ),
-            Device=device,
             memory=SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
         ),
     )
-    pools = {"device": _Pool(), "pinned": _Pool()}
-    module.__dict__.update(
-        get_default_memory_pool=lambda: pools["device"],
-        get_default_pinned_memory_pool=lambda: pools["pinned"],
-        pools=pools,
-    )
 
-    def numpy_on_device(name: str) -> Callable[..., Any]:
-        function = getattr(np, name)
-        if not callable(function):
-            raise AttributeError(name)
+    def numpy_on_device(name: str) -> Any:
+        value = getattr(np, name)  # AttributeError for a name NumPy lacks, as CuPy would
+        if isinstance(value, ModuleType):
+            raise AttributeError(f"the fake CuPy does not model cupy.{name}")
+        if isinstance(value, type) or not callable(value):
+            return value  # dtypes, scalar types and constants are NumPy's own
 
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return _to_device(function(*args, **kwargs))
+        def on_device(*args: Any, **kwargs: Any) -> Any:
+            host_args = _to_host(args, check_device=True)
+            result = value(*host_args, **_to_host(kwargs, check_device=True))
+            return _to_device(result, ndarray, state.current)
 
-        return wrapper
+        on_device.__name__ = name
+        return on_device
 
     module.__dict__["__getattr__"] = numpy_on_device
+    return module
+
+
+def make_fake_cupyx() -> ModuleType:
+    """Build a fake ``cupyx``: pinned host arrays (plain NumPy arrays here)."""
+    module = ModuleType("cupyx")
+    module.__dict__.update(
+        empty_pinned=lambda shape, dtype=float, order="C": np.empty(shape, dtype, order),
+        zeros_pinned=lambda shape, dtype=float, order="C": np.zeros(shape, dtype, order),
+    )
     return module

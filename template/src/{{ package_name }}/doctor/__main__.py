@@ -1,9 +1,9 @@
-"""``python -m <package>.doctor``."""
+"""``python -m <package>.doctor``: the command line lives in ``_cli``."""
 
 from __future__ import annotations
 
 import sys
 
-from . import main
+from ._cli import main
 
 sys.exit(main())

@@ -8,33 +8,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from typing import Any, NamedTuple
+from typing import Any
 
-__all__ = ["DriverInfo", "GPUInfo", "query_driver"]
+from ._facts import DriverInfo, GPUInfo
+from ._tool import run_tool
 
-
-class GPUInfo(NamedTuple):
-    """One GPU as the driver reports it."""
-
-    device: int
-    name: str
-    compute_capability: str
-    memory_mib: int
-
-
-class DriverInfo(NamedTuple):
-    """The driver's version, the newest CUDA it supports, its GPUs, and where that came from."""
-
-    version: str | None
-    cuda_version: str | None
-    gpus: tuple[GPUInfo, ...]
-    source: str
-    error: str | None = None
-
-    @property
-    def present(self) -> bool:
-        """True when some source answered with a driver version."""
-        return self.version is not None
+__all__ = ["query_driver"]
 
 
 def _cuda_version(encoded: int) -> str:
@@ -43,7 +22,8 @@ def _cuda_version(encoded: int) -> str:
 
 
 def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
+    """A name as the driver gives it: bytes from older bindings, in no promised encoding."""
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
 
 
 def _from_nvml() -> DriverInfo:
@@ -96,13 +76,7 @@ def _from_cuda_bindings() -> DriverInfo:
 
 def _smi_query(smi: str, fields: str) -> list[list[str]]:
     """Rows of ``nvidia-smi --query-gpu=FIELDS`` as lists of stripped strings."""
-    out = subprocess.run(
-        [smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    ).stdout
+    out = run_tool(smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits")
     return [[part.strip() for part in row.split(",")] for row in out.splitlines() if row.strip()]
 
 
@@ -149,6 +123,6 @@ def query_driver(*, probe: bool = False) -> DriverInfo:
         except Exception as exc:  # any failure of a source is a finding, not a crash
             failures.append(f"{source.__name__.removeprefix('_from_')}: {exc!r}")
             continue
-        if info.present or info.gpus or info.cuda_version:
+        if info.present:
             return info
     return DriverInfo(None, None, (), "none", "; ".join(failures))

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import re
 from importlib import metadata
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from ._facts import Installed, Unreadable
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["Installed", "cuda_major_of", "cupy_distributions", "installed"]
+__all__ = [
+    "cuda_major_of",
+    "cupy_distributions",
+    "installed",
+    "toolkit_wheels",
+    "version_tuple",
+]
 
 # Distributions worth listing in a report, by name pattern.
 _RELEVANT = re.compile(
@@ -22,14 +30,14 @@ _VERSION_IS_CUDA = re.compile(
     r"^(cuda-bindings|cuda-python|cuda-toolkit|nvidia-cuda-(runtime|nvrtc))$"
 )
 
+# Wheels that carry the CUDA toolkit itself: their version is the toolkit's release.
+_TOOLKIT = re.compile(r"^(cuda-toolkit|nvidia-cuda-(runtime|nvrtc)(-cu\d+)?)$")
 
-class Installed(NamedTuple):
-    """One installed distribution and the CUDA major it is built for (None: not CUDA-specific)."""
 
-    name: str
-    version: str
-    cuda_major: int | None
-    requires: tuple[str, ...] = ()
+def version_tuple(version: str) -> tuple[int, ...]:
+    """The leading dotted numbers of a version ("580.65.06" -> (580, 65, 6)); () for "abc"."""
+    match = re.match(r"\d+(\.\d+)*", version.strip())
+    return tuple(int(part) for part in match.group().split(".")) if match else ()
 
 
 def _normalise(name: str) -> str:
@@ -53,14 +61,14 @@ def _major_from_requires(requires: Sequence[str]) -> int | None:
 def cuda_major_of(name: str, version: str, requires: Sequence[str] = ()) -> int | None:
     """The CUDA major of a distribution, from its name, version or dependencies."""
     name = _normalise(name)
-    if match := re.fullmatch(r"cupy-cuda(\d\d)\d?x?", name):  # cupy-cuda12x, cupy-cuda117
+    if match := re.fullmatch(r"cupy-cuda(\d\d)\d?x?", name):  # cupy-cudaNNx, cupy-cuda117
         return int(match.group(1))
     if match := re.fullmatch(r"nvidia-[a-z0-9-]+-cu(\d+)", name):  # CUDA 12 wheels: -cu12
         return int(match.group(1))
     if match := re.fullmatch(r"jax-cuda(\d+)-(plugin|pjrt)", name):
         return int(match.group(1))
     if _VERSION_IS_CUDA.match(name):
-        return int(version.split(".")[0])
+        return next(iter(version_tuple(version)), None)
     if name == "torch":
         local = re.search(r"\+cu(\d+?)\d$", version)  # 2.9.0+cu126 -> 12; +cpu -> none
         if local:
@@ -71,25 +79,68 @@ def cuda_major_of(name: str, version: str, requires: Sequence[str] = ()) -> int 
     return None
 
 
-def installed(paths: Iterable[str] | None = None) -> list[Installed]:
-    """Relevant installed distributions, sorted by name; ``paths`` defaults to ``sys.path``."""
+def _read(dist: metadata.Distribution) -> Installed | None:
+    """One distribution, or None when it is not worth listing.
+
+    Raises whatever broken metadata raises (``UnicodeDecodeError`` for a METADATA that is not
+    UTF-8, ``ValueError`` for a missing or meaningless version); the caller reports it.
+    """
+    meta = dist.metadata
+    # `in` first: a missing header gives None with a DeprecationWarning today, KeyError later;
+    # and PackageMetadata promises no .get() before Python 3.12.
+    raw_name = meta["Name"] if "Name" in meta else None  # noqa: SIM401
+    if not raw_name:
+        raise ValueError("no Name in its metadata")
+    name = _normalise(raw_name)
+    if not _RELEVANT.match(name):
+        return None
+    version = meta["Version"] if "Version" in meta else None  # noqa: SIM401
+    if not version or not version_tuple(version):
+        raise ValueError(f"{name} has no usable version ({version!r})")
+    requires = tuple(dist.requires or ())
+    return Installed(name, version, cuda_major_of(name, version, requires), requires)
+
+
+def _where(dist: metadata.Distribution) -> str:
+    # importlib.metadata has no public way to name a distribution's metadata folder; the one
+    # implementation behind sys.path keeps it in `_path`, and anything else is shown as it is.
+    return str(getattr(dist, "_path", dist))
+
+
+def installed(
+    paths: Iterable[str] | None = None,
+) -> tuple[list[Installed], list[Unreadable]]:
+    """Relevant installed distributions, sorted by name, and the metadata that could not be read.
+
+    ``paths`` defaults to ``sys.path``. A broken distribution is reported, never raised: one bad
+    METADATA file must not cost the rest of the inventory.
+    """
     found: dict[str, Installed] = {}
-    distributions = (
-        metadata.distributions(path=list(paths)) if paths is not None else metadata.distributions()
-    )
+    unreadable: list[Unreadable] = []
+    try:
+        distributions = list(
+            metadata.distributions(path=list(paths))
+            if paths is not None
+            else metadata.distributions()
+        )
+    except Exception as exc:  # a hostile sys.path entry: report it, keep the rest of the report
+        return [], [Unreadable("the search path", repr(exc))]
     for dist in distributions:
-        raw_name = dist.metadata["Name"]
-        if not raw_name:
+        try:
+            item = _read(dist)
+        except Exception as exc:  # broken metadata takes many forms; each becomes a finding
+            unreadable.append(Unreadable(_where(dist), repr(exc)))
             continue
-        name = _normalise(raw_name)
-        if not _RELEVANT.match(name) or name in found:  # first on the path wins, as for imports
-            continue
-        requires = tuple(dist.requires or ())
-        major = cuda_major_of(name, dist.version, requires)
-        found[name] = Installed(name, dist.version, major, requires)
-    return sorted(found.values())
+        if item is not None and item.name not in found:  # first on the path wins, as for imports
+            found[item.name] = item
+    return sorted(found.values()), unreadable
 
 
 def cupy_distributions(items: Iterable[Installed]) -> list[Installed]:
     """Every CuPy distribution: more than one means they overwrite each other's files."""
     return [item for item in items if item.name == "cupy" or item.name.startswith("cupy-cuda")]
+
+
+def toolkit_wheels(items: Iterable[Installed]) -> list[Installed]:
+    """The wheels that install the CUDA toolkit (runtime, NVRTC), whose version is its release."""
+    return [item for item in items if _TOOLKIT.match(item.name)]

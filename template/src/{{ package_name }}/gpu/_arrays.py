@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import importlib
+import operator
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 
-from ._detect import GPUUnavailableError, backend
+from ._detect import GPUUnavailableError, _driver_library, backend
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from contextlib import AbstractContextManager
     from types import ModuleType
 
     from numpy.typing import DTypeLike, NDArray
@@ -30,6 +32,48 @@ __all__ = [
     "to_device",
     "use_device",
 ]
+
+
+# --- CuPy, only if this process already imported it ----------------------------------------------
+# An array, an error or a device of CuPy's cannot exist unless CuPy was imported, so asking
+# sys.modules answers "is this CuPy's?" without paying for (or risking) the import.
+
+
+def loaded_cupy(*path: str) -> Any:
+    """CuPy, or its attribute at ``path`` (``"cuda", "Device"``), if imported already; else None.
+
+    Never imports CuPy, and a CuPy that is half-imported or lacks the attribute gives None.
+    """
+    found: Any = sys.modules.get("cupy")
+    for name in path:
+        found = getattr(found, name, None)
+    return found
+
+
+def is_gpu_array(a: object) -> bool:
+    """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
+    ndarray = loaded_cupy("ndarray")
+    return isinstance(ndarray, type) and isinstance(a, ndarray)
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """True for CuPy's out-of-memory error, looked up without importing CuPy."""
+    error = loaded_cupy("cuda", "memory", "OutOfMemoryError")
+    return isinstance(error, type) and isinstance(exc, error)
+
+
+def device_of(a: Any) -> int:
+    """The id of the CUDA device a CuPy array lives on."""
+    return int(a.device.id)
+
+
+def on_device(device: int) -> AbstractContextManager[Any]:
+    """CuPy's context that makes ``device`` current and restores the previous one on exit."""
+    context: AbstractContextManager[Any] = loaded_cupy("cuda", "Device")(device)
+    return context
+
+
+# --- the detected backend ------------------------------------------------------------------------
 
 
 def is_cuda_available() -> bool:
@@ -57,12 +101,6 @@ def get_xp() -> ModuleType:
     return np
 
 
-def is_gpu_array(a: object) -> bool:
-    """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
-    cupy = sys.modules.get("cupy")
-    return cupy is not None and isinstance(a, cupy.ndarray)
-
-
 def array_namespace(*arrays: object) -> Any:
     """The array-API namespace of the given arrays (``None`` and Python scalars are ignored).
 
@@ -77,26 +115,41 @@ def array_namespace(*arrays: object) -> Any:
     return compat_namespace(*present)
 
 
+# --- moving arrays -------------------------------------------------------------------------------
+
+
 def to_cpu(a: Any) -> NDArray[Any]:
     """A NumPy copy of a device array, or ``numpy.asarray(a)`` for anything already on the host."""
     if is_gpu_array(a):
-        host: NDArray[Any] = a.get()
+        host: NDArray[Any] = a.get()  # CuPy refuses numpy.asarray: the copy must be explicit
         return host
     return np.asarray(a)
 
 
 def to_device(a: Any, device: int | None = None) -> Any:
-    """``a`` as an array of the detected backend: CuPy (on ``device`` when given) or NumPy."""
-    if not backend().is_gpu:
-        if device is not None:
-            raise GPUUnavailableError(f"device {device} requested, but {backend().reason}")
-        return np.asarray(a)
+    """``a`` as an array of the detected backend: CuPy (on ``device`` when given) or NumPy.
+
+    A CuPy array on another device is copied to ``device``; on the CPU backend a device array is
+    copied to the host.
+
+    Raises
+    ------
+    GPUUnavailableError
+        When ``device`` is given on the CPU backend.
+    TypeError, ValueError
+        When ``device`` is not one of :func:`devices` (see :func:`use_device`).
+    """
+    if device is None:
+        if not backend().is_gpu:
+            return to_cpu(a)
+        import cupy
+
+        return cupy.asarray(a)
+    index = _checked_device(device)
     import cupy
 
-    if device is None:
-        return cupy.asarray(a)
-    with use_device(device):
-        return cupy.asarray(a)
+    with cupy.cuda.Device(index):
+        return cupy.asarray(a)  # CuPy copies an array of another device onto the current one
 
 
 def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
@@ -104,42 +157,106 @@ def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
     return get_xp().asarray(obj, dtype=dtype)
 
 
+# --- devices -------------------------------------------------------------------------------------
+
+
+def _checked_device(device: object) -> int:
+    """``device`` as a device id of this process; the error says which ids exist."""
+    # NumPy integers are welcome; a bool is an int to Python but never a device id.
+    if isinstance(device, bool) or not isinstance(device, SupportsIndex):
+        raise TypeError(
+            f"device must be an int, the id of a CUDA device (see gpu.devices()); "
+            f"got {device!r} of type {type(device).__name__}"
+        )
+    index = operator.index(device)
+    count = cuda_device_count()
+    if count == 0:
+        raise GPUUnavailableError(f"device {index} requested, but {backend().reason}")
+    if not 0 <= index < count:
+        raise ValueError(
+            f"device {index} requested, but this process sees {count} CUDA device(s): "
+            f"device must be from 0 to {count - 1}"
+        )
+    return index
+
+
 @contextmanager
 def use_device(device: int) -> Iterator[None]:
     """Make ``device`` CuPy's current CUDA device inside the block, then restore the previous one.
 
+    Parameters
+    ----------
+    device
+        An id from :func:`devices`: an int (or NumPy integer) from 0 to the device count - 1.
+
     Raises
     ------
+    TypeError
+        When ``device`` is not an integer (a bool, a float or a string is refused).
     GPUUnavailableError
         On the CPU backend: there is no device to select.
     ValueError
         When ``device`` is not one of :func:`devices`.
     """
-    count = cuda_device_count()
-    if count == 0:
-        raise GPUUnavailableError(f"device {device} requested, but {backend().reason}")
-    if not 0 <= device < count:
-        raise ValueError(
-            f"device {device} requested, but this process sees {count} CUDA device(s): "
-            f"use 0 to {count - 1}"
-        )
+    index = _checked_device(device)
     import cupy
 
-    with cupy.cuda.Device(device):
+    with cupy.cuda.Device(index):
         yield
+
+
+# --- memory --------------------------------------------------------------------------------------
+
+
+def _devices_with_a_context(count: int) -> set[int] | None:
+    """Devices on which this process has a CUDA context, per the driver; None if it cannot say.
+
+    Only those can hold pooled memory. Asking the driver matters because entering a device
+    (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU this
+    process never used, and an error on a GPU another process holds in exclusive mode.
+    """
+    import ctypes
+
+    try:
+        driver = ctypes.CDLL(_driver_library())
+        get_device, get_state = driver.cuDeviceGet, driver.cuDevicePrimaryCtxGetState
+    except (OSError, AttributeError):
+        return None
+    active: set[int] = set()
+    for ordinal in range(count):
+        handle, flags, is_active = ctypes.c_int(), ctypes.c_uint(), ctypes.c_int()
+        if get_device(ctypes.byref(handle), ordinal) != 0:
+            return None
+        if get_state(handle, ctypes.byref(flags), ctypes.byref(is_active)) != 0:
+            return None
+        if is_active.value:
+            active.add(ordinal)
+    return active
 
 
 def free_memory() -> int:
     """Return cached blocks of CuPy's memory pools to the driver; the number of bytes released.
 
-    CuPy keeps freed device memory in a pool for reuse, so ``nvidia-smi`` shows it as used. Call
-    this between phases of a program, not in a loop: refilling the pool costs allocations.
+    CuPy keeps freed device memory in a pool for reuse, so ``nvidia-smi`` shows it as used. The
+    pool is kept per device, so every device this process has used is visited, not only the
+    current one. Call this between phases of a program, not in a loop: refilling the pool costs
+    allocations.
     """
-    cupy = sys.modules.get("cupy")
+    cupy = loaded_cupy()
     if cupy is None or not backend().is_gpu:
         return 0
-    device_pool = cupy.get_default_memory_pool()
-    before = int(device_pool.total_bytes())
-    device_pool.free_all_blocks()
-    cupy.get_default_pinned_memory_pool().free_all_blocks()
-    return before - int(device_pool.total_bytes())
+    count = cuda_device_count()
+    used = _devices_with_a_context(count)
+    if used is None:
+        visit: list[int] = list(range(count))
+    else:  # and the current one, which costs no switch and is the one CuPy users expect freed
+        visit = sorted(used | {int(cupy.cuda.runtime.getDevice())})
+    device_pool = cupy.get_default_memory_pool()  # one object; it acts on the current device
+    released = 0
+    for device in visit:
+        with on_device(device):
+            before = int(device_pool.total_bytes())
+            device_pool.free_all_blocks()
+            released += before - int(device_pool.total_bytes())
+    cupy.get_default_pinned_memory_pool().free_all_blocks()  # host memory: one pool
+    return released

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import functools
-import sys
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from ._arrays import is_gpu_array, to_cpu
+from ._arrays import device_of, is_gpu_array, is_out_of_memory, on_device, to_cpu
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -17,15 +16,23 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _has_gpu_array(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    return any(is_gpu_array(a) for a in (*args, *kwargs.values()))
+def _device_of_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """The device of the CuPy arrays among the arguments, or None when there are none.
 
-
-def _is_out_of_memory(exc: BaseException) -> bool:
-    """True for CuPy's out-of-memory error, looked up without importing CuPy."""
-    cupy = sys.modules.get("cupy")
-    oom = getattr(getattr(getattr(cupy, "cuda", None), "memory", None), "OutOfMemoryError", None)
-    return isinstance(oom, type) and isinstance(exc, oom)
+    Raises
+    ------
+    ValueError
+        When the arrays live on different devices: a kernel runs on one device, and copying
+        behind the caller's back would hide a slow transfer.
+    """
+    found = sorted({device_of(a) for a in (*args, *kwargs.values()) if is_gpu_array(a)})
+    if len(found) > 1:
+        listed = ", ".join(str(device) for device in found[:-1]) + f" and {found[-1]}"
+        raise ValueError(
+            f"{name} got arrays on CUDA devices {listed}; move them to one device first "
+            f"with gpu.to_device(a, device={found[0]})"
+        )
+    return found[0] if found else None
 
 
 def _host(value: Any) -> Any:
@@ -38,10 +45,23 @@ def gpu_dispatch(
     """Decorate a function's GPU implementation with its CPU twin.
 
     The decorated function runs the GPU implementation when any argument is a CuPy array, and
-    ``cpu`` otherwise: it follows the caller's arrays, not a global switch. When the GPU
-    implementation runs out of device memory and ``oom_fallback`` is true, the arguments are
-    copied to the host, ``cpu`` runs instead, a warning is logged, and the result is a NumPy
-    array. Every other error propagates unchanged.
+    ``cpu`` otherwise: it follows the caller's arrays, not a global switch. The GPU
+    implementation runs with the arrays' device current (and the caller's current device is
+    restored afterwards), so what it allocates lands beside its inputs; arrays on different
+    devices are refused with a ValueError naming them.
+
+    When the GPU implementation runs out of device memory and ``oom_fallback`` is true, the
+    arguments are copied to the host, ``cpu`` runs instead, a warning is logged, and the result
+    is a NumPy array. Every other error propagates unchanged. A function that takes ``out=``
+    must pass ``oom_fallback=False``: the fallback would write into a host copy of ``out``,
+    never into ``out`` itself.
+
+    Parameters
+    ----------
+    cpu
+        The CPU implementation, with the same signature as the decorated function.
+    oom_fallback
+        Whether running out of device memory falls back to ``cpu`` on host copies.
 
     Examples
     --------
@@ -59,12 +79,14 @@ def gpu_dispatch(
     def decorate(gpu: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(gpu)
         def dispatch(*args: P.args, **kwargs: P.kwargs) -> R:
-            if not _has_gpu_array(args, kwargs):
+            device = _device_of_arguments(gpu.__qualname__, args, kwargs)
+            if device is None:
                 return cpu(*args, **kwargs)
             try:
-                return gpu(*args, **kwargs)
+                with on_device(device):
+                    return gpu(*args, **kwargs)
             except Exception as exc:
-                if not (oom_fallback and _is_out_of_memory(exc)):
+                if not (oom_fallback and is_out_of_memory(exc)):
                     raise
                 import logging  # here, not at import: only a fallback needs it
 

@@ -5,27 +5,22 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from ._facts import CUDA_MODULES
+
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
 __all__ = ["cuda_may_be_initialised", "mp_context"]
 
-# Importing any of these can create a CUDA context; a forked child then inherits a context it
-# cannot use and fails with "initialization error" or hangs.
-_CUDA_MODULES = (
-    "cupy",
-    "numba.cuda",
-    "cuda.bindings",
-    "cuda.core",
-    "pycuda.driver",
-    "torch",
-    "jax",
-)
-
 
 def cuda_may_be_initialised() -> bool:
-    """True once a library that can initialise CUDA has been imported in this process."""
-    return any(name in sys.modules for name in _CUDA_MODULES)
+    """True once a library that can initialise CUDA has been imported in this process.
+
+    Importing any of the modules in ``CUDA_MODULES`` (``gpu._facts``) can create a CUDA context; a
+    forked child then inherits a context it cannot use and fails with "initialization error" or
+    hangs.
+    """
+    return any(name in sys.modules for name in CUDA_MODULES)
 
 
 def mp_context() -> BaseContext:

@@ -2,6 +2,11 @@
 
 JAX is imported inside each function, so this module costs nothing until it is used. JAX arrays
 are immutable: JAX may copy on the way in, and arrays handed out must not be written to.
+
+64-bit values: JAX computes in 32 bits unless ``jax_enable_x64`` is on, and then converts a
+float64 (or int64, complex128) array to 32 bits on the way in, without a word. :func:`to_jax`
+refuses such an array instead of losing half of its digits; turn 64-bit mode on at the start of
+the program (``jax.config.update("jax_enable_x64", True)``), or convert the array yourself.
 """
 
 from __future__ import annotations
@@ -29,9 +34,25 @@ def jax_gpu_available() -> bool:
 
 
 def to_jax(a: Any) -> jax.Array:
-    """A JAX array from a CuPy or NumPy array, on the matching device, through DLPack."""
+    """A JAX array from a CuPy or NumPy array, on the matching device, through DLPack.
+
+    Raises
+    ------
+    TypeError
+        When JAX would narrow the array's dtype (float64 to float32, int64 to int32, ...)
+        because ``jax_enable_x64`` is off.
+    """
+    import jax
     import jax.numpy as jnp
 
+    dtype = np.dtype(a.dtype)
+    kept = np.dtype(jax.dtypes.canonicalize_dtype(dtype))
+    if kept != dtype:
+        raise TypeError(
+            f"JAX would convert this {dtype} array to {kept}, because 64-bit mode is off. "
+            'Call jax.config.update("jax_enable_x64", True) at the start of the program, '
+            f"or convert the array with .astype(numpy.{kept}) to accept the loss"
+        )
     return jnp.from_dlpack(a)
 
 

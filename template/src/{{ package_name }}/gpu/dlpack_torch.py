@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._arrays import is_gpu_array
+from . import is_gpu_array
 
 if TYPE_CHECKING:
     import torch

@@ -1,23 +1,59 @@
-"""The CUDA C source shipped with the package (``laplacian.cu``) and its NumPy equivalent."""
+"""The CUDA C source shipped with the package (``laplacian.cu``) and its NumPy equivalent.
+
+Kernel files include the package's own headers (``grid_helpers.cuh``: index helpers every 2-D
+kernel needs) with ``#include "name.cuh"``. :func:`read_source` pastes those headers in, so every
+loader compiles one self-contained string: NVRTC (CuPy's ``RawModule``, cuda.core's ``Program``)
+and nvcc (PyCUDA's ``SourceModule``) need no include path, and the package works from a wheel, an
+editable install or a zip.
+"""
 
 from __future__ import annotations
 
+import re
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import Array, check_grid
+from . import _checks
 
-__all__ = ["KERNELS", "SOURCE_FILE", "kernel_name", "laplacian_cpu", "read_source"]
+if TYPE_CHECKING:
+    from ._checks import Array
+
+__all__ = [
+    "HEADERS",
+    "KERNELS",
+    "SOURCE_FILE",
+    "kernel_name",
+    "laplacian_cpu",
+    "laplacian_numpy",
+    "read_source",
+]
 
 SOURCE_FILE = "laplacian.cu"
+HEADERS = ("grid_helpers.cuh",)
 KERNELS = {np.dtype(np.float32): "laplacian_5pt_f32", np.dtype(np.float64): "laplacian_5pt_f64"}
 
+_INCLUDE = re.compile(r'^#include "([^"]+)"[^\n]*$', flags=re.MULTILINE)
 
-def read_source() -> str:
-    """The text of ``laplacian.cu``, read from the installed package (wheel, sdist or source)."""
-    return files(__package__ or __name__).joinpath(SOURCE_FILE).read_text(encoding="utf-8")
+
+def _package_text(name: str) -> str:
+    return files(__package__ or __name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def read_source(name: str = SOURCE_FILE) -> str:
+    """The text of a kernel file, with each of the package's :data:`HEADERS` pasted in.
+
+    Other ``#include`` lines (toolkit headers) are left for the compiler.
+    """
+
+    def paste(match: re.Match[str]) -> str:
+        header = match.group(1)
+        if header not in HEADERS:
+            return match.group(0)
+        return f"// --- {header}, pasted by {__name__}.read_source\n{_package_text(header)}"
+
+    return _INCLUDE.sub(paste, _package_text(name))
 
 
 def kernel_name(dtype: np.dtype[Any]) -> str:
@@ -25,10 +61,12 @@ def kernel_name(dtype: np.dtype[Any]) -> str:
     return KERNELS[np.dtype(dtype)]
 
 
-def laplacian_cpu(u: Array, *, out: Array | None = None) -> Array:
-    """The NumPy equivalent of ``laplacian.cu``: in place on the interior, one temporary."""
-    u = np.asarray(u)
-    _, result = check_grid("laplacian", u, out, np.empty)
+def laplacian_numpy(u: Array, out: Array | None) -> Array:
+    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``_checks.grid``).
+
+    In place on the interior, one temporary.
+    """
+    result = np.empty(u.shape, dtype=u.dtype) if out is None else out
     for edge in (result[:1], result[-1:], result[:, :1], result[:, -1:]):  # slices: 0 rows is fine
         edge[...] = 0
     if min(u.shape) >= 3:
@@ -38,3 +76,23 @@ def laplacian_cpu(u: Array, *, out: Array | None = None) -> Array:
         inner += u[1:-1, 2:]
         inner -= 4 * u[1:-1, 1:-1]
     return result
+
+
+def laplacian_cpu(u: Array, *, out: Array | None = None) -> Array:
+    """The 5-point Laplacian (zero edges) of a host array with NumPy, as ``laplacian.cu`` does it.
+
+    Parameters
+    ----------
+    u
+        A 2-D float32 or float64 array.
+    out
+        A C-contiguous NumPy array of ``u``'s shape and dtype, not overlapping ``u``; new when
+        omitted.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``, or a new array.
+    """
+    u, _ = _checks.grid("laplacian", u, out, accept=_checks.host_only, takes="host arrays only")
+    return laplacian_numpy(u, out)

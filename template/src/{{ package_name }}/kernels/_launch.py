@@ -10,7 +10,10 @@ Rules of thumb, all of which hold from Pascal to Blackwell:
   thread sums many elements in a register, so there is one shared-memory tree and one atomic per
   block instead of one per element.
 - 2-D kernels use 16 x 16 blocks with ``x`` along the last (contiguous) axis, so the 32 threads of
-  a warp read 32 neighbouring elements in one memory transaction (coalescing).
+  a warp read 32 neighbouring elements in one memory transaction (coalescing). ``gridDim.y`` is
+  capped at 65,535 by the hardware, so the grid's ``y`` is capped too and the kernels loop over
+  rows with a grid stride: a (2**21, 8) array would otherwise need 131,072 blocks along ``y``
+  and fail to launch.
 
 Nothing here imports a GPU library; these are plain integer helpers, tested on any machine.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 __all__ = [
     "BLOCK_2D",
+    "MAX_GRID_Y",
     "REDUCTION_BLOCKS_PER_SM",
     "THREADS_PER_BLOCK",
     "blocks_for",
@@ -32,6 +36,9 @@ BLOCK_2D = (16, 16)
 # Enough resident blocks to keep every multiprocessor busy while others wait on memory; more only
 # adds atomics.
 REDUCTION_BLOCKS_PER_SM = 4
+# CUDA's limit on gridDim.y on every GPU (x allows 2**31 - 1). Read at each call, so a test can
+# lower it to make the kernels' row loop run on a small grid.
+MAX_GRID_Y = 65_535
 _MAX_THREADS_PER_BLOCK = 1024  # the hardware limit on every CUDA GPU since Fermi
 
 
@@ -60,10 +67,12 @@ def reduction_blocks(n: int, sm_count: int, threads: int = THREADS_PER_BLOCK) ->
 
 
 def grid_2d(shape: tuple[int, int], block: tuple[int, int] = BLOCK_2D) -> tuple[int, int]:
-    """Blocks ``(x, y)`` covering a ``(rows, cols)`` array with ``block = (x, y)`` threads.
+    """Blocks ``(x, y)`` for a ``(rows, cols)`` array with ``block = (x, y)`` threads.
 
     ``x`` runs along columns (the contiguous axis) and ``y`` along rows, matching
-    ``cuda.grid(2)`` and ``blockIdx.x``/``blockIdx.y`` in CUDA C.
+    ``cuda.grid(2)`` and ``blockIdx.x``/``blockIdx.y`` in CUDA C. ``x`` covers every column;
+    ``y`` covers every row up to :data:`MAX_GRID_Y` blocks, beyond which the kernels' grid-stride
+    loop over rows takes each thread to further rows.
     """
     rows, cols = shape
     bx, by = block
@@ -72,4 +81,4 @@ def grid_2d(shape: tuple[int, int], block: tuple[int, int] = BLOCK_2D) -> tuple[
             f"a 2-D block needs 1 to {_MAX_THREADS_PER_BLOCK} threads in all, got {bx} x {by}; "
             f"{BLOCK_2D[0]} x {BLOCK_2D[1]} is a good default"
         )
-    return -(-cols // bx), -(-rows // by)
+    return -(-cols // bx), min(-(-rows // by), MAX_GRID_Y)

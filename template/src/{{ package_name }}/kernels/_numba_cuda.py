@@ -1,22 +1,29 @@
-"""CUDA kernels in Python syntax (numba-cuda), and the helpers that size their launches.
+"""CUDA kernels in Python syntax (Numba), and the helpers that size their launches.
 
-This module imports ``numba.cuda`` when it is imported, so only GPU paths and simulator tests
-import it. Launchers take device arrays: Numba device arrays, CuPy arrays (anything with
-``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
+The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles
+them with numba-cuda-mlir (``numba_cuda_mlir.cuda``, NVIDIA's maintained target) where it is
+installed, and with numba-cuda (``numba.cuda``) otherwise and always under the CUDA simulator,
+which only numba-cuda has. It imports that target when it is imported, so only GPU paths and
+simulator tests import it. Launchers take device arrays: Numba device arrays, CuPy arrays
+(anything with ``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but exact enough
 to test indexing, shared memory, barriers and atomics without a GPU.
 
 No kernel here uses warp shuffles: the simulator does not implement them, and a shared-memory tree
 is as fast for a reduction that is bound by memory bandwidth.
+
+The Laplacian kernel calls :func:`._numba_shared.stencil_point_source` compiled as an inlined
+device function: the same Python function the CPU loop compiles with ``numba.njit``.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
+import warnings
 from typing import Any
 
-import numba
 import numpy as np
 
 from ._launch import (
@@ -27,14 +34,65 @@ from ._launch import (
     grid_2d,
     reduction_blocks,
 )
+from ._numba_shared import stencil_point_source
 
-__all__ = ["cupy_stream", "launch_axpy", "launch_laplacian", "launch_sum_of_squares", "sm_count"]
+__all__ = [
+    "BACKEND",
+    "cupy_stream",
+    "launch",
+    "launch_axpy",
+    "launch_laplacian",
+    "launch_sum_of_squares",
+    "sm_count",
+]
 
-# Numba's hints cover its CPU API; the CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the
-# kernel compiler, not as typed Python, so mypy is told the module is untyped.
-cuda: Any = importlib.import_module("numba.cuda")
 
-_DEFAULT_STREAM = 0  # Numba's legacy default stream, the one CuPy also uses by default
+def _cuda_target() -> tuple[Any, str]:
+    """The CUDA module kernels compile with, and its name (which the doctor and tests report)."""
+    # Numba reads the simulator switch from the environment when it is first imported.
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0").strip() not in {"", "0"}:
+        return importlib.import_module("numba.cuda"), "numba-cuda simulator"
+    try:
+        return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir"
+    except ImportError:  # not installed (Python 3.10, or numba-cuda chosen by hand)
+        return importlib.import_module("numba.cuda"), "numba-cuda"
+
+
+# The CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the kernel compiler, not as typed
+# Python, so mypy is told the module is untyped.
+cuda: Any
+BACKEND: str
+cuda, BACKEND = _cuda_target()
+
+_DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
+
+# Both targets warn (NumbaPerformanceWarning, each its own class) whenever a grid has fewer than
+# 128 blocks. Here the grid follows the data, so a small array is a small grid by design, and
+# under `filterwarnings = error` the advice would fail every small call: exactly that message is
+# silenced at the launch, nothing else.
+_LOW_OCCUPANCY = r"Grid size \d+ will likely result in GPU under-utilization"
+
+
+def _performance_warning() -> type[Warning]:
+    """The target's NumbaPerformanceWarning class (each target defines its own)."""
+    for module in (
+        "numba_cuda_mlir.numba_cuda.core.errors" if BACKEND == "numba-cuda-mlir" else "",
+        "numba.cuda.core.errors",  # numba-cuda
+        "numba.core.errors",  # the CUDA target built into older numba releases
+    ):
+        try:
+            found: type[Warning] = importlib.import_module(module).NumbaPerformanceWarning
+        except (ImportError, ValueError, AttributeError):  # ValueError: the empty name
+            continue
+        return found
+    return Warning
+
+
+_PERFORMANCE_WARNING = _performance_warning()
+
+# Inlined: numba-cuda compiles a device function that is not inlined for the current device, which
+# needs a driver even to emit PTX.
+_stencil_point: Any = cuda.jit(device=True, inline="always")(stencil_point_source)
 
 
 def sm_count() -> int:
@@ -66,7 +124,7 @@ _axpy_kernel: Any = cuda.jit(_axpy)
 
 @functools.cache
 def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
-    element = numba.from_dtype(dtype)
+    element = dtype.type  # a NumPy scalar type: both targets take it (numba's types: only one)
     zero = dtype.type(0)
 
     def kernel(x: Any, out: Any) -> None:
@@ -89,28 +147,30 @@ def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
     return cuda.jit(kernel)
 
 
-@functools.cache
-def _laplacian_kernel(dtype: np.dtype[Any]) -> Any:
-    four = dtype.type(4)  # a typed constant keeps float32 arithmetic in float32
-
-    def kernel(u: Any, out: Any) -> None:
-        col, row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
-        rows, cols = u.shape
-        if row >= rows or col >= cols:
-            return
+def _laplacian(u: Any, out: Any) -> None:
+    col, first_row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
+    rows, cols = u.shape
+    if col >= cols:  # the last blocks overhang the grid
+        return
+    # A grid-stride loop over rows: the launch caps the grid's y at MAX_GRID_Y blocks.
+    for row in range(first_row, rows, cuda.gridsize(2)[1]):
         if 0 < row < rows - 1 and 0 < col < cols - 1:
-            out[row, col] = (
-                (u[row - 1, col] + u[row + 1, col])
-                + (u[row, col - 1] + u[row, col + 1])
-                - four * u[row, col]
-            )
+            out[row, col] = _stencil_point(u, row, col)
         else:
             out[row, col] = 0
 
-    return cuda.jit(kernel)
+
+_laplacian_kernel: Any = cuda.jit(_laplacian)
 
 
 # --- launchers -----------------------------------------------------------------------------------
+
+
+def launch(kernel: Any, grid: Any, block: Any, stream: Any, *args: Any) -> None:
+    """``kernel[grid, block, stream](*args)``, without Numba's low-occupancy warning."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_LOW_OCCUPANCY, category=_PERFORMANCE_WARNING)
+        kernel[grid, block, stream](*args)
 
 
 def launch_axpy(
@@ -125,7 +185,7 @@ def launch_axpy(
     """``out = a * x + y`` on 1-D device arrays, one thread per element."""
     blocks = blocks_for(out.size, threads)
     if blocks:  # a grid of zero blocks is a CUDA launch error
-        _axpy_kernel[blocks, threads, stream](a, x, y, out)
+        launch(_axpy_kernel, blocks, threads, stream, a, x, y, out)
 
 
 def launch_sum_of_squares(
@@ -140,7 +200,8 @@ def launch_sum_of_squares(
     check_threads_per_block(threads)
     blocks = reduction_blocks(x.size, sm_count() if sms is None else sms, threads)
     if blocks:
-        _sum_of_squares_kernel(threads, np.dtype(x.dtype))[blocks, threads, stream](x, out)
+        kernel = _sum_of_squares_kernel(threads, np.dtype(x.dtype))
+        launch(kernel, blocks, threads, stream, x, out)
 
 
 def launch_laplacian(
@@ -153,4 +214,4 @@ def launch_laplacian(
     """``out`` = the 5-point Laplacian of the 2-D C-contiguous ``u``, with zero edges."""
     grid = grid_2d(u.shape, block)
     if grid[0] and grid[1]:
-        _laplacian_kernel(np.dtype(u.dtype))[grid, block, stream](u, out)
+        launch(_laplacian_kernel, grid, block, stream, u, out)

@@ -5,7 +5,8 @@ create a ``Stream``, compile CUDA C with ``Program`` (NVRTC, no CUDA toolkit nee
 buffers and ``launch``. Use it for streams, contexts, multi-GPU placement and diagnostics; for
 array math CuPy is shorter. This example runs ``laplacian.cu`` on host arrays: it copies in,
 launches and copies out on its own stream, so it shows the API, not a fast path (two transfers
-cross the PCIe bus for one pass of arithmetic).
+cross the PCIe bus for one pass of arithmetic). Device arrays are refused: for those, use the
+CuPy or Numba routes, which launch on them in place.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_grid
+from . import _checks
 from ._cuda_c import kernel_name, laplacian_cpu, read_source
 from ._launch import BLOCK_2D, grid_2d
 
@@ -48,13 +49,26 @@ def describe_device(device: int = 0) -> dict[str, str]:
     }
 
 
+def _driver_call(result: Any) -> Any:
+    """The value of a ``cuda.bindings.driver`` call, which returns ``(error, *values)``."""
+    from cuda.bindings import driver
+
+    error, *values = result
+    if error != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"CUDA driver call failed: {error!r}")
+    return values[0] if values else None
+
+
 def laplacian_cuda_core(u: Any, *, device: int = 0) -> Any:
     """The 5-point Laplacian (zero edges) of a host array, computed on ``device``.
+
+    The calling thread's current CUDA context is the same afterwards as before, even when the
+    launch fails: ``device`` is made current only for the call.
 
     Parameters
     ----------
     u
-        A 2-D float32 or float64 NumPy array.
+        A 2-D float32 or float64 host array (device arrays are refused with a TypeError).
     device
         The CUDA device to run on.
 
@@ -63,22 +77,37 @@ def laplacian_cuda_core(u: Any, *, device: int = 0) -> Any:
     numpy.ndarray
         A new host array.
     """
-    from cuda.core import Device, LaunchConfig, LegacyPinnedMemoryResource, launch
-
+    u, dtype = _checks.grid(
+        "laplacian_cuda_core", u, None, accept=_checks.host_only, takes="host arrays only"
+    )
     u = np.ascontiguousarray(u)
-    dtype, result = check_grid("laplacian_cuda_core", u, None, np.empty)
-    grid = grid_2d(u.shape, BLOCK_2D)
+    grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows
     if not (grid[0] and grid[1]):
-        return result
-    dev = Device(device)
-    dev.set_current()
-    kernel = _program(dev.arch).get_kernel(kernel_name(dtype))
+        return np.empty(u.shape, dtype=dtype)
+    from cuda.bindings import driver
+    from cuda.core import Device
+
+    dev = Device(device)  # initialises the driver, so the current context can be asked
+    previous = _driver_call(driver.cuCtxGetCurrent())
+    try:
+        dev.set_current()
+        return _run(dev, u, grid)
+    finally:
+        # set_current() replaced the caller's context (another device's, or none): put it back.
+        _driver_call(driver.cuCtxSetCurrent(previous))
+
+
+def _run(dev: Any, u: Any, grid: tuple[int, int]) -> Any:
+    """Copy ``u`` in, launch, copy the result out, on a stream of its own on the current ``dev``."""
+    from cuda.core import LaunchConfig, LegacyPinnedMemoryResource, launch
+
+    kernel = _program(dev.arch).get_kernel(kernel_name(u.dtype))
     stream = dev.create_stream()
     # Pinned (page-locked) host memory: the copies run as DMA, asynchronously on the stream.
     staging = LegacyPinnedMemoryResource().allocate(u.nbytes, stream=stream)
     on_device = [dev.allocate(u.nbytes, stream=stream) for _ in range(2)]
     try:
-        host = np.from_dlpack(staging).view(dtype).reshape(u.shape)
+        host = np.from_dlpack(staging).view(u.dtype).reshape(u.shape)
         host[...] = u
         on_device[0].copy_from(staging, stream=stream)
         rows, cols = u.shape
@@ -86,9 +115,8 @@ def laplacian_cuda_core(u: Any, *, device: int = 0) -> Any:
         launch(stream, config, kernel, *on_device, np.int32(rows), np.int32(cols))
         on_device[1].copy_to(staging, stream=stream)
         stream.sync()
-        result[...] = host
+        return host.copy()
     finally:
         for buffer in (staging, *on_device):
             buffer.close(stream)
         stream.close()
-    return result

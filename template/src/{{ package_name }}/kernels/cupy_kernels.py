@@ -7,22 +7,26 @@
 ``cupy.fuse``          a Python function of CuPy operations, fused into one kernel
 =====================  ==========================================================================
 
-Each public function follows its arrays: CuPy arrays run the GPU kernel, anything else runs the
-NumPy equivalent. Kernels are built on first use and compiled by NVRTC on first call for each
-dtype; CuPy caches the binaries on disk (``~/.cupy/kernel_cache``), so later processes start warm.
+Each public function checks its arguments once (:mod:`._checks`), then follows its arrays: CuPy
+arrays run the GPU kernel, anything else runs the NumPy equivalent; neither checks again.
+Kernels are built on first use and compiled by NVRTC on first call for each dtype; CuPy caches
+the binaries on disk (``~/.cupy/kernel_cache``), so later processes start warm.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..gpu import gpu_dispatch, is_gpu_array
-from ._checks import Array, check_grid, float_dtype, output, same_device, same_shape
-from ._cuda_c import kernel_name, laplacian_cpu, read_source
+from ..gpu import gpu_dispatch
+from . import _checks
+from ._cuda_c import kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
+
+if TYPE_CHECKING:
+    from ._checks import Array
 
 __all__ = [
     "axpy_elementwise",
@@ -43,29 +47,33 @@ def _axpy_kernel() -> Any:
     return cupy.ElementwiseKernel("T a, T x, T y", "T out", "out = a * x + y", "axpy_elementwise")
 
 
-def _axpy_cpu(a: float, x: Array, y: Array, *, out: Array | None = None) -> Array:
-    x, y = np.asarray(x), np.asarray(y)
-    dtype = float_dtype("axpy_elementwise", x, y)
-    result = output("axpy_elementwise", out, same_shape("axpy_elementwise", x, y), dtype, np.empty)
-    if np.may_share_memory(result, y):  # writing a*x first would destroy y
-        np.add(y, dtype.type(a) * x, out=result)
+def axpy_elementwise(a: float, x: Array, y: Array, *, out: Array | None = None) -> Array:
+    """``a * x + y`` with a ``cupy.ElementwiseKernel``; NumPy ufuncs with ``out=`` on the CPU.
+
+    ``out`` may be ``x`` or ``y`` itself; any other overlap with them is refused (ValueError).
+    """
+    x, y, dtype = _checks.elementwise("axpy_elementwise", x, y, out)
+    return _axpy(_checks.scalar("axpy_elementwise", "a", a, dtype), x, y, out)
+
+
+def _axpy_cpu(a: Any, x: Array, y: Array, out: Array | None) -> Array:
+    result = np.empty(x.shape, dtype=x.dtype) if out is None else out
+    # The checks let out overlap y only by being y: then a*x first would destroy y.
+    if _checks.overlaps(result, y):
+        np.add(y, a * x, out=result)
     else:  # two passes and no temporary, against three and one for `a * x + y`
-        np.multiply(x, dtype.type(a), out=result)
+        np.multiply(x, a, out=result)
         result += y
     return result
 
 
 # No out-of-memory fallback: it would write into a host copy of `out`, never into `out` itself.
 @gpu_dispatch(cpu=_axpy_cpu, oom_fallback=False)
-def axpy_elementwise(a: float, x: Array, y: Array, *, out: Array | None = None) -> Array:
-    """``a * x + y`` with a ``cupy.ElementwiseKernel``; NumPy ufuncs with ``out=`` on the CPU."""
+def _axpy(a: Any, x: Array, y: Array, out: Array | None) -> Array:
     import cupy
 
-    same_device("axpy_elementwise", is_gpu_array, x, y, out)
-    dtype = float_dtype("axpy_elementwise", x, y)
-    shape = same_shape("axpy_elementwise", x, y)
-    result = output("axpy_elementwise", out, shape, dtype, cupy.empty)
-    return _axpy_kernel()(dtype.type(a), x, y, result)
+    result = cupy.empty(x.shape, dtype=x.dtype) if out is None else out
+    return _axpy_kernel()(a, x, y, result)
 
 
 # --- ReductionKernel -----------------------------------------------------------------------------
@@ -86,17 +94,19 @@ def _sum_of_squares_kernel() -> Any:
     )
 
 
+def sum_of_squares_reduction(x: Array) -> Array:
+    """The sum of ``x * x`` as a 0-d array, with a ``cupy.ReductionKernel``; BLAS dot on the CPU."""
+    x, _ = _checks.reduction("sum_of_squares_reduction", x, None)
+    return _sum_of_squares(x)
+
+
 def _sum_of_squares_cpu(x: Array) -> Array:
-    x = np.asarray(x)
-    float_dtype("sum_of_squares_reduction", x)
     flat = x.ravel()
     return np.asarray(np.dot(flat, flat))  # BLAS: SIMD and threads, with NumPy alone
 
 
 @gpu_dispatch(cpu=_sum_of_squares_cpu)
-def sum_of_squares_reduction(x: Array) -> Array:
-    """The sum of ``x * x`` as a 0-d array, with a ``cupy.ReductionKernel``; BLAS dot on the CPU."""
-    float_dtype("sum_of_squares_reduction", x)
+def _sum_of_squares(x: Array) -> Array:
     return _sum_of_squares_kernel()(x)
 
 
@@ -110,21 +120,25 @@ def _raw_module() -> Any:
     return cupy.RawModule(code=read_source(), options=("-std=c++17",))
 
 
-@gpu_dispatch(cpu=laplacian_cpu, oom_fallback=False)
 def laplacian_raw(u: Array, *, out: Array | None = None) -> Array:
     """The 5-point Laplacian (zero edges) by ``laplacian.cu`` through a ``cupy.RawModule``.
 
     The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape
-    and dtype, be of ``u``'s kind and not overlap ``u``.
+    and dtype, be of ``u``'s kind, be C-contiguous and share no memory with ``u``.
     """
+    u, _ = _checks.grid("laplacian_raw", u, out)
+    return _laplacian(u, out)
+
+
+@gpu_dispatch(cpu=laplacian_numpy, oom_fallback=False)
+def _laplacian(u: Array, out: Array | None) -> Array:
     import cupy
 
-    same_device("laplacian_raw", is_gpu_array, u, out)
-    dtype, result = check_grid("laplacian_raw", u, out, cupy.empty)
     u = cupy.ascontiguousarray(u)
-    grid = grid_2d(u.shape, BLOCK_2D)
+    result = cupy.empty(u.shape, dtype=u.dtype) if out is None else out
+    grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows
     if grid[0] and grid[1]:  # a grid of zero blocks is a CUDA launch error
-        kernel = _raw_module().get_function(kernel_name(dtype))
+        kernel = _raw_module().get_function(kernel_name(u.dtype))
         rows, cols = u.shape
         kernel(grid, BLOCK_2D, (u, result, np.int32(rows), np.int32(cols)))
     return result
@@ -145,18 +159,17 @@ def _squared_distance_kernel() -> Any:
     return cupy.fuse(kernel_name="squared_distance")(squared_distance)
 
 
+def squared_distance_fused(x: Array, y: Array) -> Array:
+    """``sum((x - y) ** 2)`` as a 0-d array: ``cupy.fuse`` on the GPU, NumPy and BLAS on the CPU."""
+    x, y, _ = _checks.elementwise("squared_distance_fused", x, y, None)
+    return _squared_distance(x, y)
+
+
 def _squared_distance_cpu(x: Array, y: Array) -> Array:
-    x, y = np.asarray(x), np.asarray(y)
-    float_dtype("squared_distance_fused", x, y)
-    same_shape("squared_distance_fused", x, y)
     difference = np.subtract(x, y).ravel()
     return np.asarray(np.dot(difference, difference))
 
 
 @gpu_dispatch(cpu=_squared_distance_cpu)
-def squared_distance_fused(x: Array, y: Array) -> Array:
-    """``sum((x - y) ** 2)`` as a 0-d array: ``cupy.fuse`` on the GPU, NumPy and BLAS on the CPU."""
-    same_device("squared_distance_fused", is_gpu_array, x, y)
-    float_dtype("squared_distance_fused", x, y)
-    same_shape("squared_distance_fused", x, y)
+def _squared_distance(x: Array, y: Array) -> Array:
     return _squared_distance_kernel()(x, y)

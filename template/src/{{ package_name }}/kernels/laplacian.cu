@@ -8,20 +8,25 @@
 // Launch with 2-D blocks of 16 x 16 threads, x along columns: the 32 threads of a warp then read
 // 32 neighbouring elements of a row in one memory transaction. Neighbouring rows are served by
 // the L1/L2 caches, so a shared-memory tile gains little for a 5-point stencil on current GPUs.
+// The grid's y may be smaller than the rows need (it is capped at 65,535): each thread loops over
+// rows with a grid stride.
+
+#include "grid_helpers.cuh"
 
 template <typename T>
 __device__ void laplacian_5pt(const T* __restrict__ u, T* __restrict__ out, int rows, int cols) {
-    const int col = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= rows || col >= cols) {
+    const long long col = grid_col();
+    if (col >= cols) {
         return;  // the last blocks overhang the grid
     }
-    const size_t i = static_cast<size_t>(row) * cols + col;  // rows * cols may exceed 2^31
-    if (row == 0 || col == 0 || row == rows - 1 || col == cols - 1) {
-        out[i] = T(0);
-        return;
+    for (long long row = grid_first_row(); row < rows; row += grid_row_stride()) {
+        const size_t i = flat_index(row, col, cols);
+        if (row == 0 || col == 0 || row == rows - 1 || col == cols - 1) {
+            out[i] = T(0);
+        } else {
+            out[i] = (u[i - cols] + u[i + cols]) + (u[i - 1] + u[i + 1]) - T(4) * u[i];
+        }
     }
-    out[i] = (u[i - cols] + u[i + cols]) + (u[i - 1] + u[i + 1]) - T(4) * u[i];
 }
 
 // extern "C" keeps the names unmangled, so every loader finds them by these plain names.

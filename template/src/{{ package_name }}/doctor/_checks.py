@@ -1,0 +1,471 @@
+"""The doctor's checks: each one a small class over the facts, registered by being defined.
+
+To add a finding, add a class here (code, severity, why, ``check``), a test that builds the facts
+that trigger it, and a section in docs/troubleshooting.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..gpu._facts import (
+    CUDA_MAJOR,
+    FORCE_CPU_VARIABLES,
+    GPU_EXTRA,
+    MIN_DRIVER_BY_MAJOR,
+    REQUIRE_GPU_VARIABLES,
+)
+from ._facts import DISTRIBUTION
+from ._findings import SEVERITIES, Check, Finding
+from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ._facts import Facts, Installed
+
+__all__ = ["evaluate"]
+
+# numba-cuda's extras, one per CUDA major: [cuNN] for each major the template knew.
+_NUMBA_CUDA_EXTRAS = "/".join(f"[cu{major}]" for major in sorted(MIN_DRIVER_BY_MAJOR))
+# numba-cuda 0.30 (the newest checked) calls numpy.row_stack, which this NumPy release removed.
+_NUMPY_WITHOUT_ROW_STACK = (2, 5)
+_NUMPY_CAP = ".".join(map(str, _NUMPY_WITHOUT_ROW_STACK))
+
+
+def _listed(packages: Iterable[Installed]) -> str:
+    return ", ".join(f"{p.name} {p.version}" for p in packages)
+
+
+def _by_major(groups: dict[int, list[Installed]]) -> str:
+    return "; ".join(f"CUDA {major}: {_listed(items)}" for major, items in groups.items())
+
+
+def _install_hint() -> str:
+    """How to install this project's GPU stack: its extra, or CuPy when it has none."""
+    if GPU_EXTRA is not None:
+        return f'pip install "{DISTRIBUTION}[{GPU_EXTRA}]"'
+    return (
+        f"install a CUDA {CUDA_MAJOR} build of a GPU library (pip install cupy-cuda{CUDA_MAJOR}x)"
+    )
+
+
+def _or_names(names: Iterable[str]) -> str:
+    return " or ".join(names)
+
+
+class MixedCudaMajors(Check):
+    """CUDA-linked packages of more than one CUDA major in one environment."""
+
+    code = "mixed-cuda-majors"
+    severity = "error"
+    why = (
+        "each library loads the CUDA runtime it was built for; two majors in one process "
+        "fail at import or crash at the first kernel"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        groups = facts.by_cuda_major()
+        if len(groups) < 2:
+            return None
+        return cls.found(
+            f"CUDA-linked packages of more than one CUDA major are installed ({_by_major(groups)})",
+            f"uninstall the packages of the other major, then {_install_hint()} (numba-cuda "
+            f"without its {_NUMBA_CUDA_EXTRAS} extra pulls the newest cuda-bindings, for CUDA "
+            f"{max(MIN_DRIVER_BY_MAJOR)})",
+        )
+
+
+class SeveralCupy(Check):
+    """Two CuPy distributions, which install the same ``cupy`` package."""
+
+    code = "several-cupy"
+    severity = "error"
+    why = "they install the same `cupy` package and overwrite each other's files"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        cupys = cupy_distributions(facts.packages)
+        if len(cupys) < 2:
+            return None
+        return cls.found(
+            f"more than one CuPy distribution is installed ({_listed(cupys)})",
+            f"pip uninstall {' '.join(c.name for c in cupys)}, then install one of them",
+        )
+
+
+class NvidiaWheelsMixed(Check):
+    """NVIDIA's own CUDA wheels of two majors, unpacked into one ``nvidia/`` folder."""
+
+    code = "nvidia-wheels-mixed"
+    severity = "error"
+    why = (
+        "both sets unpack into the same site-packages/nvidia/ folder: a file both ship is "
+        "overwritten by the last install, and uninstalling either set removes files the other "
+        "still loads"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        groups: dict[int, list[Installed]] = {}
+        for major, items in facts.by_cuda_major().items():
+            nvidia = [p for p in items if p.name.startswith("nvidia-")]
+            if nvidia:
+                groups[major] = nvidia
+        if len(groups) < 2:
+            return None
+        return cls.found(
+            f"NVIDIA CUDA wheels of more than one major are installed ({_by_major(groups)})",
+            "uninstalling one set cannot repair this: create a fresh virtual environment and "
+            f"install packages of one CUDA major only ({_install_hint()})",
+        )
+
+
+def _majors_the_driver_runs(driver_version: tuple[int, ...]) -> list[int]:
+    return [
+        major
+        for major, minimum in sorted(MIN_DRIVER_BY_MAJOR.items())
+        if version_tuple(minimum) <= driver_version
+    ]
+
+
+class DriverTooOld(Check):
+    """A driver older than the CUDA major of the installed packages needs."""
+
+    code = "driver-too-old"
+    severity = "error"
+    why = "the CUDA runtime refuses to start: cudaErrorInsufficientDriver (35)"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        groups = facts.by_cuda_major()
+        if not groups or not facts.driver.present:
+            return None
+        major = max(groups)  # the newest runtime installed sets the bar
+        minimum = MIN_DRIVER_BY_MAJOR.get(major)
+        version = version_tuple(facts.driver.version or "")
+        if minimum is not None and version:
+            if version >= version_tuple(minimum):
+                return None
+            runs = _majors_the_driver_runs(version)
+            older = f", or install packages built for CUDA {runs[-1]}" if runs else ""
+            return cls.found(
+                f"driver {facts.driver.version} is older than CUDA {major} needs (>= {minimum})",
+                f"upgrade the NVIDIA driver to >= {minimum}{older}",
+            )
+        # No driver version (cuda.bindings tells only the newest CUDA the driver supports).
+        supported = version_tuple(facts.driver.cuda_version or "")
+        if not supported or supported[0] >= major:
+            return None
+        return cls.found(
+            f"the driver supports CUDA up to {facts.driver.cuda_version}; installed packages "
+            f"need CUDA {major}",
+            f"upgrade the NVIDIA driver to >= {minimum or f'the minimum of CUDA {major}'}",
+        )
+
+
+class ExtraMismatch(Check):
+    """CUDA packages of one major, but not the major this project is built for."""
+
+    code = "extra-mismatch"
+    severity = "error"
+    why = (
+        f"{DISTRIBUTION} is built and tested for CUDA {CUDA_MAJOR} wheels; other majors are "
+        "untested and may not load"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        majors = list(facts.by_cuda_major())
+        if len(majors) != 1 or majors == [CUDA_MAJOR]:  # several majors: mixed-cuda-majors
+            return None
+        return cls.found(
+            f"{DISTRIBUTION} is built for CUDA {CUDA_MAJOR}, but the installed CUDA packages "
+            f"are for CUDA {majors[0]}",
+            f"{_install_hint()} in a fresh environment",
+        )
+
+
+class NumpyTooNew(Check):
+    """numba-cuda beside a NumPy that removed a function it calls."""
+
+    code = "numpy-too-new"
+    severity = "error"
+    why = (
+        f"numba-cuda calls numpy.row_stack, which NumPy {_NUMPY_CAP} removed: compiling any CUDA "
+        "kernel fails"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        numba_cuda, numpy = facts.named("numba-cuda"), facts.named("numpy")
+        if numba_cuda is None or numpy is None:
+            return None
+        if version_tuple(numpy.version) < _NUMPY_WITHOUT_ROW_STACK:
+            return None
+        return cls.found(
+            f"numba-cuda {numba_cuda.version} is installed with NumPy {numpy.version}",
+            f'pin numpy<{_NUMPY_CAP} (pip install "numpy<{_NUMPY_CAP}") or use numba-cuda-mlir',
+        )
+
+
+class BadOverride(Check):
+    """An override the GPU module refuses: not a boolean, or both directions at once."""
+
+    code = "bad-override"
+    severity = "error"
+    why = (
+        "the package raises ValueError at its first GPU decision (the first use of gpu.xp or "
+        "gpu.backend())"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.decision.raises != "ValueError":
+            return None
+        overrides = ", ".join((*FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES))
+        return cls.found(
+            f"the package raises ValueError: {facts.decision.reason}",
+            f"set {overrides} only to 1 or 0, or unset them; never set a "
+            f"{FORCE_CPU_VARIABLES[0]} and a {REQUIRE_GPU_VARIABLES[0]} variable together",
+        )
+
+
+class GPURequired(Check):
+    """``REQUIRE_GPU`` set where no GPU is usable."""
+
+    code = "gpu-required"
+    severity = "error"
+    why = (
+        "REQUIRE_GPU turns the NumPy fallback into GPUUnavailableError: the package raises at its "
+        "first GPU decision"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.decision.raises != "GPUUnavailableError":
+            return None
+        return cls.found(
+            f"the package raises GPUUnavailableError: {facts.decision.reason}",
+            "make a GPU usable (the other findings and the Decision line say what is missing), "
+            f"or unset {_or_names(REQUIRE_GPU_VARIABLES)} to allow the NumPy fallback",
+        )
+
+
+class DetectionError(Check):
+    """The GPU module raising something other than what it documents."""
+
+    code = "detection-error"
+    severity = "error"
+    why = "detection is meant to fall back to NumPy or raise only what it documents"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        raises = facts.decision.raises
+        if raises is None or raises in {"ValueError", "GPUUnavailableError"}:
+            return None
+        return cls.found(
+            f"the package raises {raises}: {facts.decision.reason}",
+            f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
+        )
+
+
+class NumbaBuiltinCuda(Check):
+    """Numba without numba-cuda, beside CUDA packages: Numba's deprecated built-in target."""
+
+    code = "numba-builtin-cuda"
+    severity = "warning"
+    why = (
+        "numba's built-in CUDA target is deprecated and unmaintained; NVIDIA's numba-cuda "
+        "replaces it"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.named("numba") is None or facts.named("numba-cuda") is not None:
+            return None
+        if not facts.by_cuda_major():
+            return None
+        return cls.found(
+            "numba is installed without numba-cuda", f'pip install "numba-cuda[cu{CUDA_MAJOR}]"'
+        )
+
+
+class NoDriver(Check):
+    """GPU packages, but no driver answered."""
+
+    code = "no-driver"
+    severity = "warning"
+    why = "every GPU library will fail to initialise; the package falls back to NumPy"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.driver.present or not facts.by_cuda_major():
+            return None
+        fix = (
+            "this is a container: start it with --gpus all (Docker) and install the NVIDIA "
+            "Container Toolkit on the host"
+            if facts.in_container
+            else "install the NVIDIA driver, or expect the NumPy fallback"
+        )
+        return cls.found(
+            f"GPU libraries are installed but no NVIDIA driver answered ({facts.driver.error})",
+            fix,
+        )
+
+
+class NoGPU(Check):
+    """A driver that answers but lists no GPU."""
+
+    code = "no-gpu"
+    severity = "warning"
+    why = "CUDA libraries fail with cudaErrorNoDevice (100); the package falls back to NumPy"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        driver = facts.driver
+        if not driver.present or driver.gpus or not facts.by_cuda_major():
+            return None
+        shown = driver.version or f"supporting CUDA {driver.cuda_version}"
+        return cls.found(
+            f"the NVIDIA driver ({shown}, via {driver.source}) answered but lists no GPU",
+            "run nvidia-smi; in a container pass --gpus all; a GPU that fell off the bus "
+            "(Xid errors in the kernel log) needs a reset or a reboot",
+        )
+
+
+class ForkAfterCuda(Check):
+    """A CUDA library loaded in a process whose multiprocessing would fork."""
+
+    code = "fork-after-cuda"
+    severity = "warning"
+    why = "a forked child inherits a CUDA context it cannot use: 'initialization error' or a hang"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if not (facts.cuda_loaded and facts.start_method == "fork"):
+            return None
+        return cls.found(
+            "a CUDA library is loaded and multiprocessing's start method is 'fork'",
+            "create pools from the package's gpu.mp_context() (spawn), or call "
+            "multiprocessing.set_start_method('spawn') at start-up",
+        )
+
+
+class NvccOtherMajor(Check):
+    """PyCUDA beside an nvcc of another CUDA major than the project's."""
+
+    code = "nvcc-other-major"
+    severity = "warning"
+    why = (
+        "PyCUDA compiles its kernels with that nvcc, for another CUDA major than the rest of "
+        "the environment"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        release = facts.nvcc.major_minor
+        if release is None or release[0] == CUDA_MAJOR or facts.named("pycuda") is None:
+            return None
+        return cls.found(
+            f"nvcc on PATH is CUDA {release[0]}; this project is for CUDA {CUDA_MAJOR}",
+            f"put a CUDA {CUDA_MAJOR} toolkit's bin/ first on PATH (or set CUDA_PATH) before "
+            "importing PyCUDA",
+        )
+
+
+class NvccWheelsDiffer(Check):
+    """A local toolkit (nvcc) of another release than the CUDA toolkit wheels."""
+
+    code = "nvcc-wheels-differ"
+    severity = "warning"
+    why = (
+        "code compiled by the local nvcc and by the wheels' NVRTC targets different CUDA "
+        "releases, and headers or libraries may be picked from either; PTX from the newer one "
+        "fails on a driver that only knows the older"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        release = facts.nvcc.major_minor
+        if release is None:
+            return None
+        differ = [
+            p for p in toolkit_wheels(facts.packages) if version_tuple(p.version)[:2] != release
+        ]
+        if not differ:
+            return None
+        nvcc = ".".join(map(str, release))
+        wheels = ".".join(map(str, version_tuple(differ[0].version)[:2]))
+        # Matching the wheels to nvcc is advice only within the project's major: wheels of
+        # another major would trade this warning for mixed-cuda-majors.
+        match = (
+            f'pip install "cuda-toolkit=={nvcc}.*" to match nvcc, or '
+            if release[0] == CUDA_MAJOR
+            else ""
+        )
+        return cls.found(
+            f"nvcc on PATH ({facts.nvcc.path}) is CUDA {nvcc}; the CUDA wheels are "
+            f"{_listed(differ)}",
+            f"use one release: {match}put a CUDA {wheels} toolkit first on PATH (or set "
+            "CUDA_PATH), or take nvcc off PATH when nothing needs it",
+        )
+
+
+class UnreadableMetadata(Check):
+    """Installed distributions whose metadata cannot be read."""
+
+    code = "unreadable-metadata"
+    severity = "warning"
+    why = (
+        "pip and the doctor cannot tell what these are; a distribution with broken metadata is "
+        "often a half-finished install or uninstall"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if not facts.unreadable:
+            return None
+        shown = "; ".join(f"{u.where}: {u.problem}" for u in facts.unreadable)
+        return cls.found(
+            f"{len(facts.unreadable)} installed distribution(s) have unreadable metadata ({shown})",
+            "reinstall each (pip install --force-reinstall NAME), or delete the broken "
+            ".dist-info folder named above",
+        )
+
+
+class CpuOnly(Check):
+    """No CUDA-linked package at all: a note, not a problem."""
+
+    code = "cpu-only"
+    severity = "info"
+    why = "the package runs on NumPy"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.by_cuda_major():
+            return None
+        return cls.found("no CUDA-linked package is installed", f"to use a GPU: {_install_hint()}")
+
+
+_CHECK_FAILED_WHY = "the doctor has a bug: this check could not look at the facts"
+
+
+def _run(check: type[Check], facts: Facts) -> Finding | None:
+    try:
+        return check.check(facts)
+    except Exception as exc:  # one broken check must not cost the rest of the report
+        return Finding(
+            "check-failed",
+            "warning",
+            f"the {check.code} check failed: {exc!r}",
+            _CHECK_FAILED_WHY,
+            f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
+        )
+
+
+def evaluate(facts: Facts, checks: Iterable[type[Check]] | None = None) -> list[Finding]:
+    """Every finding for these facts, worst first (``checks``: default, every registered one)."""
+    found = [_run(check, facts) for check in (Check.registered() if checks is None else checks)]
+    return sorted((f for f in found if f is not None), key=lambda f: SEVERITIES.index(f.severity))

@@ -1,0 +1,151 @@
+"""The doctor's command line: a table for people, JSON for programs, and the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ..gpu._facts import CUDA_MAJOR
+from ._facts import DISTRIBUTION
+from ._inventory import toolkit_wheels
+from ._report import collect
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._facts import DriverInfo, Facts, Installed, Nvcc
+    from ._report import Report
+
+__all__ = ["as_dict", "main", "render_text"]
+
+
+def _listed(packages: Sequence[Installed]) -> str:
+    return ", ".join(
+        f"{p.name} {p.version}" + (f" [CUDA {p.cuda_major}]" if p.cuda_major else "")
+        for p in packages
+    )
+
+
+def _driver_lines(driver: DriverInfo) -> list[tuple[str, str]]:
+    if not driver.present:
+        return [("Driver", f"none answered ({driver.error})")]
+    lines = [
+        (
+            "Driver",
+            f"{driver.version or 'version unknown'}, supports CUDA "
+            f"{driver.cuda_version or 'unknown'} (via {driver.source})",
+        )
+    ]
+    for gpu in driver.gpus:
+        capability = f"compute {gpu.compute_capability}"
+        lines.append(("GPU", f"{gpu.device}: {gpu.name}, {capability}, {gpu.memory_mib} MiB"))
+    if not driver.gpus:
+        lines.append(("GPU", "none"))
+    return lines
+
+
+def _nvcc_line(nvcc: Nvcc) -> str:
+    if nvcc.path is None:
+        return "not on PATH"
+    if nvcc.error is not None:
+        return f"{nvcc.path} (fails: {nvcc.error})"
+    return f"{nvcc.version or 'unknown version'} ({nvcc.path})"
+
+
+def _fact_rows(facts: Facts) -> list[tuple[str, str]]:
+    env = ", ".join(f"{name}={value}" for name, value in facts.environment)
+    where = ", in a container" if facts.in_container else ""
+    rows = [
+        ("Host", f"{facts.platform}, Python {facts.python}{where}"),
+        ("Environment", env or "no overrides set"),
+        *_driver_lines(facts.driver),
+        ("nvcc", _nvcc_line(facts.nvcc)),
+        ("CUDA wheels", _listed(toolkit_wheels(facts.packages)) or "none"),
+        ("Packages", _listed(facts.packages) or "none"),
+        ("Decision", str(facts.decision)),
+    ]
+    if facts.unreadable:
+        rows.append(("Unreadable", "; ".join(u.where for u in facts.unreadable)))
+    return rows
+
+
+def render_text(report: Report) -> str:
+    """The report for a person: one line per fact, then the findings and the verdict."""
+    rows = _fact_rows(report.facts)
+    width = max(len(label) for label, _ in rows)
+    lines = [f"{label:<{width}}  {value}" for label, value in rows]
+    lines.append("")
+    for finding in report.findings:
+        lines.append(f"{finding.severity.upper():<7}  {finding.code}: {finding.seen}")
+        lines.append(f"{'':<7}  why: {finding.why}")
+        lines.append(f"{'':<7}  fix: {finding.fix}")
+    verdict = "healthy" if report.healthy else "problems found"
+    lines.append(f"{len(report.findings)} finding(s); {verdict}.")
+    return "\n".join(lines)
+
+
+def as_dict(report: Report) -> dict[str, Any]:
+    """The report as plain JSON-ready data."""
+    facts = report.facts
+    return {
+        "host": {
+            "platform": facts.platform,
+            "python": facts.python,
+            "container": facts.in_container,
+            "environment": dict(facts.environment),
+            "project_cuda_major": CUDA_MAJOR,
+        },
+        "driver": {**facts.driver._asdict(), "gpus": [g._asdict() for g in facts.driver.gpus]},
+        "toolkit": {
+            "nvcc": facts.nvcc.path,
+            "nvcc_version": facts.nvcc.version,
+            "nvcc_error": facts.nvcc.error,
+            "wheels": [f"{p.name} {p.version}" for p in toolkit_wheels(facts.packages)],
+        },
+        "packages": [
+            {"name": p.name, "version": p.version, "cuda_major": p.cuda_major}
+            for p in facts.packages
+        ],
+        "unreadable": [u._asdict() for u in facts.unreadable],
+        "decision": {**facts.decision._asdict(), "text": str(facts.decision)},
+        "findings": [dataclasses.asdict(f) for f in report.findings],
+        "healthy": report.healthy,
+    }
+
+
+def _write(text: str, stream: TextIO) -> None:
+    # A report is worth more than its accents: on an ASCII-only stdout (PYTHONIOENCODING=ascii,
+    # some CI consoles) characters it cannot show are escaped instead of failing the print.
+    encoding = stream.encoding or "utf-8"
+    stream.write(text.encode(encoding, errors="backslashreplace").decode(encoding) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point.
+
+    Returns
+    -------
+    int
+        0 healthy (warnings allowed), 1 at least one error finding, 2 bad usage or a doctor bug.
+    """
+    parser = argparse.ArgumentParser(
+        prog=f"{DISTRIBUTION}-doctor",
+        description="Diagnose driver, toolkit and CUDA package problems.",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--probe", action="store_true", help="also import CuPy to confirm the GPU module's choice"
+    )
+    args = parser.parse_args(argv)
+    try:
+        report = collect(probe=args.probe)
+        # ensure_ascii: the JSON survives any console encoding unchanged.
+        text = json.dumps(as_dict(report), indent=2) if args.json else render_text(report)
+        _write(text, sys.stdout)
+    except Exception as exc:  # every fault of the environment is a finding; this is a doctor bug
+        _write(f"{DISTRIBUTION}-doctor failed (a bug, please report it): {exc!r}", sys.stderr)
+        return 2
+    return 0 if report.healthy else 1

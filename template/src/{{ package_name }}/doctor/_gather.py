@@ -1,0 +1,141 @@
+"""Read the environment once into :class:`Facts`; each reader reports failure, never raises."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from importlib.abc import MetaPathFinder
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..gpu import GPUUnavailableError, backend, cuda_may_be_initialised, reset_detection
+from ..gpu._facts import CUDA_MODULES, FORCE_CPU_VARIABLES, REQUIRE_GPU_VARIABLES
+from ._driver import query_driver
+from ._facts import Decision, Facts, Nvcc
+from ._inventory import installed
+from ._tool import run_tool
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
+__all__ = ["decide", "gather", "in_container", "query_nvcc"]
+
+# Shown in the report: the variables that steer the GPU module.
+_OVERRIDES = ("CUDA_VISIBLE_DEVICES", *FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES)
+
+
+def in_container() -> bool:
+    """Best-effort: Docker, Podman and Kubernetes leave one of these traces."""
+    if Path("/.dockerenv").exists() or Path("/run/.containerenv").exists():
+        return True
+    try:
+        cgroup = Path("/proc/1/cgroup").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(re.search(r"docker|kubepods|containerd|libpod", cgroup))
+
+
+def query_nvcc() -> Nvcc:
+    """The nvcc on PATH and its release; a failure to run it is recorded, not raised."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return Nvcc(None)
+    try:
+        out = run_tool(nvcc, "--version")
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Nvcc(nvcc, error=repr(exc))
+    release = re.search(r"release (\d+\.\d+)", out)
+    return Nvcc(nvcc, release.group(1) if release else None)
+
+
+class _RefuseCudaImports(MetaPathFinder):
+    """Refuse to import CUDA libraries, and remember which one was asked for."""
+
+    def __init__(self) -> None:
+        self.refused: list[str] = []
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> ModuleSpec | None:
+        if any(fullname == m or fullname.startswith(f"{m}.") for m in CUDA_MODULES):
+            self.refused.append(fullname)
+            raise ModuleNotFoundError(f"{fullname} is imported only with --probe", name=fullname)
+        return None
+
+
+def _ask_backend() -> Decision:
+    try:
+        info = backend()
+    except GPUUnavailableError as exc:
+        return Decision(None, str(exc), "GPUUnavailableError")
+    except Exception as exc:  # the package would raise this too: it is the finding
+        return Decision(None, str(exc) or repr(exc), type(exc).__name__)
+    return Decision(info.name, info.reason)
+
+
+def decide(*, probe: bool = False) -> Decision:
+    """What the GPU module decides here, asked through its public ``backend()``.
+
+    Without ``probe`` no CUDA library may be imported: detection runs with their imports refused,
+    which is exact for every step before the library probe (overrides, ``CUDA_VISIBLE_DEVICES``,
+    the driver library). When detection reaches the probe, the decision is left open.
+    """
+    reset_detection()
+    if probe:
+        return _ask_backend()
+    guard = _RefuseCudaImports()
+    # Process-wide for the few milliseconds detection takes; a thread importing CuPy meanwhile
+    # would see it refused, which is why --probe exists for programs that care.
+    sys.meta_path.insert(0, guard)
+    try:
+        decision = _ask_backend()
+    finally:
+        sys.meta_path.remove(guard)
+        reset_detection()  # a decision taken with CUDA libraries refused must not be kept
+    if guard.refused:
+        return Decision(
+            None, f"a driver is present; run with --probe to import {guard.refused[0]} and confirm"
+        )
+    return decision
+
+
+def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
+    """Look at the environment (``paths``: where to read package metadata; default sys.path).
+
+    Called from your own program, it also notes a CUDA library loaded before a ``fork``-based
+    multiprocessing pool could copy it (from the command line nothing is loaded yet), and it
+    detects afresh: the GPU module's cached decision is reset, as ``reset_detection()`` does.
+    """
+    import multiprocessing
+
+    # Before anything the doctor itself imports: the fork check is about the calling program.
+    cuda_loaded = cuda_may_be_initialised()
+    # Not get_context().get_start_method(): that fixes the start method, and the program's own
+    # set_start_method("spawn") would then fail. With none set, the first listed is the default.
+    start_method = (
+        multiprocessing.get_start_method(allow_none=True)
+        or multiprocessing.get_all_start_methods()[0]
+    )
+    packages, unreadable = installed(paths)
+    return Facts(
+        packages=tuple(packages),
+        unreadable=tuple(unreadable),
+        driver=query_driver(probe=probe),
+        nvcc=query_nvcc(),
+        decision=decide(probe=probe),
+        environment=tuple((n, os.environ[n]) for n in _OVERRIDES if n in os.environ),
+        in_container=in_container(),
+        cuda_loaded=cuda_loaded,
+        start_method=start_method,
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+    )

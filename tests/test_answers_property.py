@@ -1,0 +1,263 @@
+"""Accepted answers make a green project; refused answers get a message and write nothing.
+
+Hypothesis generates the free-text answers (names of every length the validators allow, every
+character class, descriptions full of YAML, TOML, Markdown and Python specials); each answer set
+is rendered with Copier and then either refused or checked in every format it lands in.
+Answers that are not generated take their defaults (CuPy and Numba, Docker, GitHub CI, Sphinx).
+"""
+
+from __future__ import annotations
+
+import ast
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import WORKING_TREE_TAG, build_and_install, copier_settings, copy_template, run
+from hypothesis import HealthCheck, assume, event, example, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from validate_pyproject import api as validate_pyproject_api
+
+# In CI every run tries the same examples (a red build must be reproducible); locally each run
+# explores new ones. ANSWER_EXAMPLES raises the count for a longer hunt.
+EXAMPLES = int(os.environ.get("ANSWER_EXAMPLES", "25"))
+IN_CI = bool(os.environ.get("CI"))
+TOOLS = Path(sys.executable).parent
+MAX_NAME: int = copier_settings()["max_name_length"]["default"]
+
+# Words and characters that mean something in one of the formats the answers land in.
+SPECIALS = [
+    "yes", "no", "null", "~", "on", "off", "true", "NaN", "0x1F", "1e3", ": ", " #", "#", "-",
+    "* ", "!", "!!! note", "&", "&amp;", "%", "@", "`", "```", "\\", "\\n", '"', '"""', "'", "<b>",
+    "[link](u)", "_x_", "|", "{{ x }}", "{%", "$HOME", "1. ", "> ", "---", "~~~", "[TOC]", "This",
+    "Returns", "é", "数据处理", "Ⅻ", "\N{EN DASH}", "😀", "\N{CYRILLIC SMALL LETTER A}",
+]  # fmt: skip
+# Mostly answers a person could mean (printable, no surrounding spaces), so that most sets are
+# accepted and checked; the rest anything at all (control characters, odd spaces), to be refused.
+CLEAN_CHARS = st.characters(codec="utf-8", categories=["L", "M", "N", "P", "S"]) | st.just(" ")
+CLEAN = (
+    st.lists(
+        st.sampled_from(SPECIALS) | st.text(CLEAN_CHARS, min_size=1, max_size=20),
+        min_size=1,
+        max_size=4,
+    )
+    .map("".join)
+    .map(str.strip)
+    .filter(bool)
+)
+ANY_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+FREE_TEXT = st.one_of(
+    CLEAN, CLEAN, CLEAN, st.lists(st.sampled_from(SPECIALS) | ANY_TEXT).map("".join)
+)
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+PACKAGE = st.builds(
+    str.__add__, st.sampled_from(LOWER), st.text(LOWER + "0123456789_", max_size=MAX_NAME - 1)
+)
+DISTRIBUTION = st.builds(
+    lambda first, middle, last: first + middle + last,
+    st.sampled_from(LOWER + LOWER.upper() + "0123456789"),
+    st.text(LOWER + LOWER.upper() + "0123456789._-", max_size=MAX_NAME - 2),
+    st.sampled_from(["", *LOWER, "9"]),
+)
+
+
+@st.composite
+def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
+    """Some answers generated, the others left to their defaults.
+
+    Three sets in four are answers a person could mean, so most renders are checked; the fourth
+    may hold anything at all (control characters, odd spaces, bad names), to be refused.
+    """
+    meant = draw(st.integers(0, 3)) > 0
+    text = CLEAN if meant else FREE_TEXT
+    answers: dict[str, Any] = {}
+    if draw(st.booleans()):
+        answers["project_name"] = draw(text)
+    # A project name without ASCII letters derives no package name: a person answers one.
+    if draw(st.booleans()) or (meant and "project_name" in answers):
+        answers["package_name"] = draw(PACKAGE if meant else st.one_of(PACKAGE, ANY_TEXT))
+    if draw(st.booleans()):
+        answers["distribution_name"] = draw(
+            DISTRIBUTION if meant else st.one_of(DISTRIBUTION, ANY_TEXT)
+        )
+    for key in ("description", "author_name"):
+        if draw(st.booleans()):
+            answers[key] = draw(text)
+    if draw(st.booleans()):
+        answers["author_email"] = draw(st.emails() if meant else st.one_of(st.emails(), ANY_TEXT))
+    return answers
+
+
+class _TextOf(html.parser.HTMLParser):
+    """The text of the first element of one tag in an HTML fragment."""
+
+    def __init__(self, tag: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tag, self.depth, self.done, self.parts = tag, 0, False, list[str]()
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        self.depth += tag == self.tag and not self.done
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self.tag and self.depth:
+            self.depth, self.done = 0, True
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.parts.append(data)
+
+
+def text_of(html_text: str, tag: str) -> str:
+    parser = _TextOf(tag)
+    parser.feed(html_text)
+    return "".join(parser.parts)
+
+
+COMMONMARK = MarkdownIt("commonmark").enable(["strikethrough", "table"])
+
+
+def as_html(markdown_text: str) -> dict[str, str]:
+    """The Markdown as CommonMark renders it: GitHub's dialect and MyST's (Sphinx) base parser."""
+    return {"commonmark": COMMONMARK.render(markdown_text)}
+
+
+def ruff(project: Path, *args: str) -> None:
+    found = TOOLS / "ruff"
+    run([str(found) if found.exists() else "ruff", *args, "--no-cache", "."], cwd=project)
+
+
+def check_accepted(project: Path, answers: dict[str, Any]) -> None:
+    """Every claim about an accepted answer set; a failure names the file and the answer."""
+    recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    assert {key: recorded[key] for key in answers} == answers
+    for path in sorted(p for p in project.rglob("*") if p.is_file()):
+        text = path.read_text("utf-8")
+        if path.suffix == ".toml":
+            tomllib.loads(text)
+        elif path.suffix in {".yml", ".yaml"}:
+            yaml.safe_load(text)
+        elif path.suffix == ".py":
+            ast.parse(text, filename=str(path))
+    ruff(project, "check", "--quiet")
+    ruff(project, "format", "--check", "--quiet")
+
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    validate_pyproject_api.Validator()(pyproject)
+    meta = pyproject["project"]
+    assert meta["description"] == recorded["description"]
+    assert meta["authors"] == [{"name": recorded["author_name"], "email": recorded["author_email"]}]
+
+    if recorded["docs"] != "none":
+        conf = ast.parse((project / "docs" / "conf.py").read_text("utf-8"))
+        assigned = {
+            target.id: ast.literal_eval(node.value)
+            for node in conf.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name) and target.id in {"project", "author"}
+        }
+        assert assigned == {"project": recorded["project_name"], "author": recorded["author_name"]}
+
+    for page in ("README.md", "docs/index.md"):
+        for renderer, rendered in as_html((project / page).read_text("utf-8")).items():
+            where = f"{page} through {renderer}"
+            assert text_of(rendered, "h1") == recorded["project_name"], where
+            assert text_of(rendered, "p") == recorded["description"], where
+
+    docstring = ast.get_docstring(
+        ast.parse((project / "src" / recorded["package_name"] / "__init__.py").read_text("utf-8"))
+    )
+    assert docstring is not None
+    paragraph = " ".join(docstring.split("\n\n")[1].split())
+    assert paragraph.rstrip(".") == " ".join(recorded["description"].split()).rstrip(".")
+
+    dockerfile = (project / "Dockerfile").read_text("utf-8")
+    label = re.search(r'image\.description="((?:[^"\\]|\\.)*)"', dockerfile)
+    assert label is not None
+    assert re.sub(r"\\(.)", r"\1", label.group(1)) == recorded["description"]
+
+    image = yaml.safe_load((project / "compose.yaml").read_text("utf-8"))["services"]["app"]
+    assert re.fullmatch(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*:latest", image["image"])
+
+
+@pytest.fixture(scope="module")
+def plain_template(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The template without its git history: Copier reads it in place instead of cloning it
+    for every render, a third of each example's time."""
+    plain = tmp_path_factory.mktemp("plain") / "template"
+    shutil.copytree(template_repo, plain, ignore=shutil.ignore_patterns(".git"))
+    return plain
+
+
+def render_plain(template: Path, dst: Path, answers: dict[str, Any]) -> None:
+    from copier import run_copy
+
+    run_copy(str(template), dst, data=answers, defaults=True, unsafe=False, quiet=True)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=IN_CI,  # and with it no example database
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(answers=answer_sets())
+@example(answers={"project_name": "数据处理"}).via("no ASCII letter to derive a package name")
+@example(answers={"package_name": "a" * MAX_NAME, "distribution_name": "B" * MAX_NAME}).via(
+    "the longest names"
+)
+@example(answers={"description": 'C:\\new "quoted" -- yes: no # not a comment'}).via("specials")
+@example(answers={"project_name": "yes", "description": "~"}).via("YAML words")
+@example(answers={"project_name": "P" * 80, "package_name": "p"}).via("the longest project name")
+def test_answers_are_refused_with_a_message_or_render_a_green_project(
+    plain_template: Path, tmp_path_factory: pytest.TempPathFactory, answers: dict[str, Any]
+) -> None:
+    dst = tmp_path_factory.mktemp("answers") / "project"
+    refused: ValueError | None = None
+    try:
+        render_plain(plain_template, dst, answers)
+    except ValueError as error:
+        refused = error
+    if refused is not None:
+        event("refused", str(refused).split("'")[1])  # which question refused
+        assert str(refused).startswith("Validation error for question")
+        assert len(str(refused).split(":", 1)[1].strip()) > 20, "a refusal without a message"
+        assert not dst.exists() or not any(dst.iterdir()), "a refused render wrote files"
+        return
+    event("accepted")
+    try:
+        check_accepted(dst, answers)
+    finally:
+        shutil.rmtree(dst.parent, ignore_errors=True)
+
+
+@pytest.mark.slow
+@settings(max_examples=4, deadline=None, derandomize=True, database=None)
+@given(answers=answer_sets())
+def test_accepted_answers_build_and_pass_their_own_tests(
+    template_repo: Path, tmp_path_factory: pytest.TempPathFactory, answers: dict[str, Any]
+) -> None:
+    dst = tmp_path_factory.mktemp("built-answers") / "project"
+    answers = {**answers, "gpu_libraries": []}  # the answers, not the GPU stack, are under test
+    try:
+        copy_template(template_repo, dst, answers, WORKING_TREE_TAG)
+    except ValueError:
+        assume(False)
+    built = build_and_install(dst, answers)
+    tests = subprocess.run(
+        [str(built.venv_python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
+        cwd=dst,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]

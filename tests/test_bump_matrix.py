@@ -1,0 +1,403 @@
+"""`nox -s bump_matrix` (tools/bump_matrix.py), offline: every index here is built on disk.
+
+The indexes hold tiny real wheels (a METADATA with Requires-Python, a WHEEL, a RECORD) and PEP 503
+pages that point at them through file:// URLs, the way a mirror on disk is laid out.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+import shutil
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+import bump_matrix
+import pytest
+import yaml
+from conftest import REPO_ROOT
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+TODAY = datetime.date(2031, 2, 3)
+PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+
+# (version, Requires-Python or None, yanked)
+Offer = tuple[str, str | None, bool]
+
+
+def make_wheel(folder: Path, name: str, version: str, requires_python: str | None) -> Path:
+    """A minimal installable wheel whose METADATA carries ``requires_python``."""
+    dist = f"{canonicalize_name(name).replace('-', '_')}-{version}"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    if requires_python:
+        metadata += f"Requires-Python: {requires_python}\n"
+    files = {
+        f"{dist}.dist-info/METADATA": metadata,
+        f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    files[f"{dist}.dist-info/RECORD"] = "".join(f"{path},,\n" for path in files) + (
+        f"{dist}.dist-info/RECORD,,\n"
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / f"{dist}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return wheel
+
+
+def simple_index(root: Path, offers: Mapping[str, Sequence[Offer]]) -> str:
+    """A PEP 503 index on disk, pages with data-requires-python and data-yanked; its file:// URL."""
+    for name, versions in offers.items():
+        links = []
+        for version, requires_python, yanked in versions:
+            wheel = make_wheel(root / "files", name, version, requires_python)
+            attrs = (
+                f' data-requires-python="{html.escape(requires_python)}"' if requires_python else ""
+            )
+            attrs += ' data-yanked=""' if yanked else ""
+            links.append(f'<a href="../../files/{wheel.name}#sha256=0"{attrs}>{wheel.name}</a>')
+        page = root / "simple" / canonicalize_name(name) / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>")
+    return (root / "simple").as_uri()
+
+
+def pin(
+    text: str, cuda_major: int | None = None, pythons: tuple[str, ...] = PYTHONS
+) -> bump_matrix.Pin:
+    return bump_matrix.Pin("test", text, pythons, cuda_major)
+
+
+def releases(*offers: tuple[str, str | None]) -> list[bump_matrix.Release]:
+    return [bump_matrix.Release(Version(v), SpecifierSet(rp) if rp else None) for v, rp in offers]
+
+
+@pytest.fixture
+def includes(tmp_path: Path) -> tuple[Path, Path]:
+    """Copies of the real matrix and pins files, for --write to rewrite."""
+    target = tmp_path / "includes"
+    target.mkdir()
+    for name in ("cuda-matrix.yml", "pins.yml"):
+        shutil.copy2(REPO_ROOT / "includes" / name, target / name)
+    return target / "cuda-matrix.yml", target / "pins.yml"
+
+
+def run_tool(includes: tuple[Path, Path], sources: Iterable[str], *extra: str) -> Callable[[], int]:
+    matrix, pins = includes
+    argv = ["--matrix", str(matrix), "--pins", str(pins), *sources, *extra]
+    return lambda: bump_matrix.main(argv, today=lambda: TODAY)
+
+
+# --- the matrix's pins --------------------------------------------------------------------------
+
+
+def test_every_requirement_of_the_matrix_and_the_pins_is_asked_about() -> None:
+    matrix = yaml.safe_load((REPO_ROOT / "includes/cuda-matrix.yml").read_text())["cuda_matrix"]
+    pins = yaml.safe_load((REPO_ROOT / "includes/pins.yml").read_text())["pins"]["default"]
+    expected = [
+        req
+        for entry in matrix["default"]["majors"].values()
+        for req in [
+            *(r for reqs in entry["requirements"].values() for r in reqs),
+            *entry["guard_requirements"],
+        ]
+    ] + [req for value in pins.values() if isinstance(value, list) for req in value]
+    found = bump_matrix.matrix_pins(matrix["default"], pins)
+    assert sorted(p.text for p in found) == sorted(expected)
+
+
+def test_a_library_pin_serves_only_the_pythons_from_its_floor() -> None:
+    matrix = bump_matrix.load_default(REPO_ROOT / "includes/cuda-matrix.yml", "cuda_matrix")
+    for found in bump_matrix.matrix_pins(matrix, {}):
+        major, library = found.where.split()[1:]
+        if library != "guard":
+            floor = Version(matrix["majors"][major]["python_min"][library])
+            assert min(Version(p) for p in found.pythons) == floor
+
+
+# --- what a newest release means ----------------------------------------------------------------
+
+
+def test_new_major_above_the_cap_raises_the_cap_to_the_next_major() -> None:
+    row = bump_matrix.analyse(
+        pin("cupy-cuda13x[ctk]>=14.0,<15", 13), releases(("14.2", None), ("15.0.1", None))
+    )
+    assert row.new_text == "cupy-cuda13x[ctk]>=14.0,<16"
+    assert row.meanings[0] == "new cupy-cuda13x major 15: the cap moves to admit it"
+
+
+def test_new_zero_major_raises_a_zero_cap_by_the_minor() -> None:
+    row = bump_matrix.analyse(pin("numba-cuda[cu12]>=0.30,<0.31"), releases(("0.32.1", None)))
+    assert row.new_text == "numba-cuda[cu12]>=0.30,<0.33"
+
+
+def test_compatibility_cap_is_reported_and_left_as_it_is() -> None:
+    row = bump_matrix.analyse(pin("numpy<2.5", 12), releases(("2.4.6", None), ("2.5.1", None)))
+    assert row.new_text == "numpy<2.5"
+    assert "above the compatibility cap <2.5: --write leaves it" in row.meanings[0]
+
+
+def test_range_that_pins_the_cuda_major_reports_the_newest_of_that_major() -> None:
+    offers = releases(("12.9.4", None), ("13.0.0", None), ("13.5.0", None))
+    row = bump_matrix.analyse(pin("cuda-bindings>=12.9,<13", 12), offers)
+    assert (row.newest, row.new_text, row.meanings) == (
+        Version("12.9.4"),
+        "cuda-bindings>=12.9,<13",
+        ("follows CUDA 12",),
+    )
+
+
+def test_dropped_python_is_named_with_the_release_that_python_keeps() -> None:
+    offers = releases(("2.2.6", ">=3.10"), ("2.4.6", ">=3.11"), ("2.5.1", ">=3.12"))
+    row = bump_matrix.analyse(pin("numpy>=2.0"), offers)
+    assert row.meanings == (
+        "in range",
+        "newest needs Python >=3.12, dropping 3.10, 3.11"
+        " (3.10 stays on 2.2.6; 3.11 stays on 2.4.6)",
+    )
+
+
+def test_python_below_the_library_floor_is_not_called_dropped() -> None:
+    row = bump_matrix.analyse(
+        pin("jax>=0.7", 13, pythons=("3.12", "3.13")), releases(("0.9", ">=3.12"))
+    )
+    assert row.meanings == ("in range",)
+
+
+def test_newest_below_the_floor_is_blamed_on_a_stale_mirror() -> None:
+    row = bump_matrix.analyse(pin("torch>=2.9"), releases(("2.8.0", None)))
+    assert "below the floor: is the index a stale mirror?" in row.meanings[0]
+
+
+def test_package_missing_from_the_index_says_so() -> None:
+    assert bump_matrix.analyse(pin("pycuda>=2025.1"), []).meanings == (
+        "not found on the indexes asked",
+    )
+
+
+def test_new_cuda_minor_grows_the_toolkit_range_and_points_at_the_image() -> None:
+    entry = {
+        "toolkit_range": "13.0 to 13.5",
+        "image": "nvidia/cuda:13.4.2-base-ubuntu24.04",
+        "guard_requirements": ["cuda-toolkit==13.*", "nvidia-ml-py>=12.570"],
+    }
+    line = bump_matrix.cuda_line("13", entry, releases(("13.6.0", None), ("14.0.0", None)))
+    assert (line.new_range, line.newest) == ("13.0 to 13.6", Version("13.6.0"))
+    assert line.meanings == ("new CUDA minor 13.6", "image is CUDA 13.4.2: look for a 13.6 tag")
+
+
+def test_image_command_lists_the_tags_of_every_major_in_one_go() -> None:
+    images = ["nvidia/cuda:12.9.2-base-ubuntu24.04", "nvidia/cuda:13.4.2-base-ubuntu24.04"]
+    assert bump_matrix.image_commands(images) == [
+        "skopeo list-tags docker://docker.io/nvidia/cuda"
+        " | grep -E '\"(12|13)\\.[0-9]+\\.[0-9]+-base-ubuntu24[.]04\"'"
+    ]
+
+
+@given(
+    cap=st.integers(1, 40),
+    newest=st.tuples(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60)),
+)
+def test_raised_cap_admits_the_newest_and_stays_on_a_major(
+    cap: int, newest: tuple[int, int, int]
+) -> None:
+    version = Version(".".join(map(str, newest)))
+    assume(version >= Version(str(cap)))  # a cap is only raised for a release at or above it
+    raised = bump_matrix.raised_cap(Version(str(cap)), version)
+    assert raised is not None
+    assert version < raised
+    assert raised == Version(str(version.major + 1))
+
+
+@given(major=st.integers(1, 40), minor=st.integers(1, 40))
+def test_a_cap_inside_a_major_is_never_raised(major: int, minor: int) -> None:
+    cap = Version(f"{major}.{minor}")
+    assert bump_matrix.raised_cap(cap, Version(f"{major + 1}.0")) is None
+
+
+# --- reading indexes ----------------------------------------------------------------------------
+
+
+def test_index_on_disk_gives_requires_python_and_skips_yanked_and_prereleases(
+    tmp_path: Path,
+) -> None:
+    url = simple_index(
+        tmp_path,
+        {
+            "cupy-cuda13x": [
+                ("14.2.0", ">=3.10", False),
+                ("15.0.0rc1", None, False),
+                ("16.0.0", None, True),
+            ]
+        },
+    )
+    source = bump_matrix.Source(url, "index", "test")
+    assert bump_matrix.fetch_releases("cupy_cuda13x", [source]) == releases(("14.2.0", ">=3.10"))
+
+
+def test_flat_find_links_folder_reads_requires_python_from_the_wheel(tmp_path: Path) -> None:
+    make_wheel(tmp_path, "numpy", "2.5.0", ">=3.12")
+    make_wheel(tmp_path, "numba", "0.70.0", ">=3.10")  # another project in the same folder
+    source = bump_matrix.Source(str(tmp_path), "find-links", "test")
+    assert bump_matrix.fetch_releases("numpy", [source]) == releases(("2.5.0", ">=3.12"))
+
+
+def test_mirror_without_requires_python_does_not_hide_the_index_that_has_it(tmp_path: Path) -> None:
+    mirror = simple_index(tmp_path / "mirror", {"numpy": [("2.5.0", None, False)]})
+    index = simple_index(tmp_path / "index", {"numpy": [("2.5.0", ">=3.12", False)]})
+    sources = [bump_matrix.Source(u, "index", "test") for u in (mirror, index)]
+    assert bump_matrix.fetch_releases("numpy", sources) == releases(("2.5.0", ">=3.12"))
+
+
+def test_json_simple_api_page_is_read() -> None:
+    file = {"filename": "jax-0.9.0-py3-none-any.whl", "requires-python": ">=3.11", "yanked": "bad"}
+    body = json.dumps({"meta": {"api-version": "1.1"}, "files": [file]}).encode()
+    parsed = bump_matrix._parse_page("application/vnd.pypi.simple.v1+json", body)
+    assert parsed == [("jax-0.9.0-py3-none-any.whl", ">=3.11", True)]
+
+
+# --- where it asks ------------------------------------------------------------------------------
+
+
+def test_uv_default_index_comes_before_pip_and_pypi() -> None:
+    sources = bump_matrix.configured_sources(
+        {"UV_DEFAULT_INDEX": "https://mirror.example/simple"},
+        {"index-url": "https://pip-mirror.example/simple"},
+    )
+    assert [s.url for s in sources] == ["https://mirror.example/simple"]
+
+
+def test_pip_index_url_is_asked_when_uv_has_none() -> None:
+    sources = bump_matrix.configured_sources({}, {"index-url": "https://pip-mirror.example/simple"})
+    assert [(s.url, s.origin) for s in sources] == [
+        ("https://pip-mirror.example/simple", "pip index-url")
+    ]
+
+
+def test_pypi_is_asked_only_when_nothing_is_configured() -> None:
+    assert [s.url for s in bump_matrix.configured_sources({}, {})] == [bump_matrix.DEFAULT_INDEX]
+
+
+def test_every_extra_index_and_find_links_of_uv_and_pip_is_asked() -> None:
+    sources = bump_matrix.configured_sources(
+        {"UV_INDEX": "internal=https://a.example/simple", "UV_FIND_LINKS": "/w1,/w2"},
+        {"extra-index-url": "file:///opt/b https://c.example/simple", "find-links": "/w3"},
+    )
+    assert [(s.kind, s.url) for s in sources[1:]] == [
+        ("index", "https://a.example/simple"),
+        ("find-links", "/w1"),
+        ("find-links", "/w2"),
+        ("index", "file:///opt/b"),
+        ("index", "https://c.example/simple"),
+        ("find-links", "/w3"),
+    ]
+
+
+def test_uv_toml_default_index_is_the_primary(tmp_path: Path) -> None:
+    config = tmp_path / "uv.toml"
+    config.write_text('[[index]]\nurl = "https://corp.example/simple"\ndefault = true\n')
+    sources = bump_matrix.configured_sources({}, {}, [config])
+    assert [s.url for s in sources] == ["https://corp.example/simple"]
+
+
+def test_password_in_an_index_url_is_not_printed() -> None:
+    assert bump_matrix.redact("https://me:s3cret@mirror.example/simple") == (
+        "https://me:***@mirror.example/simple"
+    )
+
+
+# --- the command, end to end on copies of the real files ----------------------------------------
+
+
+def _major_caps(matrix_file: Path) -> dict[str, str]:
+    """Each pin of the matrix with a cap on a major boundary -> a release at that boundary."""
+    matrix = bump_matrix.load_default(matrix_file, "cuda_matrix")
+    found = {}
+    for p in bump_matrix.matrix_pins(matrix, {}):
+        spec = p.requirement.specifier
+        if p.cuda_major is None or bump_matrix.pins_cuda_major(spec, p.cuda_major):
+            continue
+        for s in spec:
+            if s.operator == "<" and bump_matrix.raised_cap(Version(s.version), Version(s.version)):
+                found[p.text] = f"{s.version}.0.1"
+    return found
+
+
+@pytest.fixture
+def new_majors(includes: tuple[Path, Path], tmp_path: Path) -> tuple[dict[str, str], str]:
+    """An index offering a release just above every major-boundary cap in the matrix."""
+    caps = _major_caps(includes[0])
+    assert caps, "the matrix has no major-boundary cap to test with"
+    offers = {Requirement(text).name: [(version, None, False)] for text, version in caps.items()}
+    return caps, simple_index(tmp_path / "index", offers)
+
+
+def test_write_raises_every_major_cap_the_index_outgrew(
+    includes: tuple[Path, Path], new_majors: tuple[dict[str, str], str]
+) -> None:
+    caps, url = new_majors
+    assert run_tool(includes, ["--index-url", url], "--write")() == 0
+    text = includes[0].read_text("utf-8")
+    for old, version in caps.items():
+        assert f'"{old}"' not in text
+        rewritten = bump_matrix.matrix_pins(
+            bump_matrix.load_default(includes[0], "cuda_matrix"), {}
+        )
+        name = Requirement(old).name
+        assert any(
+            Requirement(p.text).name == name and Requirement(p.text).specifier.contains(version)
+            for p in rewritten
+        )
+
+
+def test_write_keeps_every_comment_and_line(
+    includes: tuple[Path, Path], new_majors: tuple[dict[str, str], str]
+) -> None:
+    before = includes[0].read_text("utf-8").splitlines()
+    run_tool(includes, ["--index-url", new_majors[1]], "--write")()
+    after = includes[0].read_text("utf-8").splitlines()
+    assert len(after) == len(before)
+    assert [line for line in after if line.lstrip().startswith("#")] == [
+        line for line in before if line.lstrip().startswith("#")
+    ]
+
+
+def test_write_sets_the_checked_date(includes: tuple[Path, Path], tmp_path: Path) -> None:
+    url = simple_index(tmp_path / "empty", {})
+    run_tool(includes, ["--index-url", url], "--write")()
+    assert bump_matrix.load_default(includes[0], "cuda_matrix")["checked"] == TODAY.isoformat()
+
+
+def test_without_write_nothing_changes(
+    includes: tuple[Path, Path], new_majors: tuple[dict[str, str], str]
+) -> None:
+    before = [path.read_bytes() for path in includes]
+    run_tool(includes, ["--index-url", new_majors[1]])()
+    assert [path.read_bytes() for path in includes] == before
+
+
+def test_report_says_image_tags_were_not_checked(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_tool(includes, ["--index-url", simple_index(tmp_path, {})])()
+    out = capsys.readouterr().out
+    assert "Image tags are not on a package index and were not checked" in out
+    assert "    skopeo list-tags docker://docker.io/nvidia/cuda | grep -E" in out
+
+
+def test_unreachable_index_exits_2_and_says_which(
+    includes: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Port 9 (discard) on the loopback: refused at once, no network needed.
+    code = run_tool(includes, ["--index-url", "http://127.0.0.1:9/simple"])()
+    assert code == 2
+    assert "error: cannot read the index: http://127.0.0.1:9/simple/" in capsys.readouterr().err

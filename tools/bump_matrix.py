@@ -1,0 +1,756 @@
+"""Ask the package index for the newest release of every package the CUDA matrix and pins name.
+
+`nox -s bump_matrix` prints one row per pinned requirement: its range, the newest release, what
+`--write` would make of the range, and what the change means (a new major above a cap, a new CUDA
+minor, a Python the newest release no longer supports). `nox -s bump_matrix -- --write` then edits
+includes/cuda-matrix.yml and includes/pins.yml in place, keeping every comment:
+
+- the matrix's `checked:` date becomes today;
+- an upper bound on a major boundary (`<15`, `<1`, `<0.31`) that the newest release is above is
+  raised to the next major of that release (`<15` with 15.0.1 out becomes `<16`);
+- a major's `toolkit_range` grows to the newest CUDA minor of the `cuda-toolkit` wheels.
+
+Nothing else is rewritten: lower bounds stay (raising them only shuts users out), a finer cap such
+as `numpy<2.5` is a compatibility cap whose reason sits in a comment beside it, a range that pins a
+CUDA major (`cuda-bindings>=12.9,<13` for CUDA 12) is meant to exclude the next major, and a
+dropped Python is a choice between a library's `python_min` and `python_versions`. The report
+names each of these; the maintainer decides.
+
+Where it asks: the indexes and find-links locations that uv and pip are configured with
+(`UV_DEFAULT_INDEX`, `UV_INDEX_URL`, `UV_INDEX`, `UV_EXTRA_INDEX_URL`, `UV_FIND_LINKS`, uv.toml,
+`PIP_INDEX_URL`, `PIP_EXTRA_INDEX_URL`, `PIP_FIND_LINKS`, `pip config list`), or only the ones
+given with `--index-url`/`--find-links`. It reads the simple repository API (PEP 503 HTML or PEP
+691 JSON) itself rather than running `pip index versions` or `uv pip compile`: one request per
+package returns every release with its Requires-Python, which is what "does the newest release
+drop a Python?" needs, whereas pip and uv only answer "what would install on this interpreter".
+Docker image tags are not on a package index, so the report prints the command that lists them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime
+import email.parser
+import json
+import os
+import re
+import shutil
+import ssl
+import subprocess
+import sys
+import tomllib
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import InvalidVersion, Version
+
+ROOT = Path(__file__).resolve().parents[1]
+MATRIX_FILE = ROOT / "includes" / "cuda-matrix.yml"
+PINS_FILE = ROOT / "includes" / "pins.yml"
+# What pip and uv ask when nothing is configured; only used when nothing is.
+DEFAULT_INDEX = "https://pypi.org/simple"
+# NVIDIA's metapackage whose version is the CUDA release itself (13.5.0 is CUDA 13.5), so its
+# newest release within a major's guard is that major's newest CUDA minor.
+CUDA_VERSION_PACKAGE = "cuda-toolkit"
+ACCEPT = (
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
+    "text/html;q=0.01"
+)
+SDIST_SUFFIXES = (".tar.gz", ".zip")
+
+
+# --- where to ask -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One place to ask: a simple-API index or a find-links location, and who configured it."""
+
+    url: str
+    kind: str  # "index" or "find-links"
+    origin: str
+
+
+def _split(value: str | None, separator: str | None = None) -> list[str]:
+    """The non-empty items of a list-valued setting (None: split on whitespace)."""
+    return [item.strip() for item in (value or "").split(separator) if item.strip()]
+
+
+def _uv_index_url(entry: str) -> str:
+    # UV_INDEX entries may be named: `name=https://...`.
+    name, sep, url = entry.partition("=")
+    return url if sep and "://" not in name else entry
+
+
+def _uv_toml_files(environ: Mapping[str, str]) -> list[Path]:
+    if environ.get("UV_NO_CONFIG"):
+        return []
+    if environ.get("UV_CONFIG_FILE"):
+        return [Path(environ["UV_CONFIG_FILE"])]
+    config_home = Path(environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    system = [Path(d) / "uv" / "uv.toml" for d in _split(environ.get("XDG_CONFIG_DIRS"), ":")]
+    return [config_home / "uv" / "uv.toml", *(system or [Path("/etc/uv/uv.toml")])]
+
+
+def _uv_toml_sources(paths: Iterable[Path]) -> tuple[list[Source], list[Source]]:
+    """(default indexes, extra indexes and find-links) from uv.toml files that exist."""
+    defaults: list[Source] = []
+    extras: list[Source] = []
+    for path in paths:
+        if not path.is_file():
+            continue
+        data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
+        origin = str(path)
+        if "index-url" in data:
+            defaults.append(Source(data["index-url"], "index", f"{origin} index-url"))
+        for index in data.get("index", []):
+            target = defaults if index.get("default") else extras
+            target.append(Source(index["url"], "index", f"{origin} [[index]]"))
+        for url in data.get("extra-index-url", []):
+            extras.append(Source(url, "index", f"{origin} extra-index-url"))
+        for url in data.get("find-links", []):
+            extras.append(Source(url, "find-links", f"{origin} find-links"))
+    return defaults, extras
+
+
+def pip_config() -> dict[str, str]:
+    """pip's own view of its configuration (files and PIP_* variables), later entries winning.
+
+    Empty when no pip is on PATH: pip's configuration then configures nothing that would run.
+    """
+    pip = shutil.which("pip") or shutil.which("pip3")
+    if pip is None:
+        return {}
+    listed = subprocess.run(
+        [pip, "config", "list"], capture_output=True, text=True, check=False
+    ).stdout
+    options: dict[str, str] = {}
+    # Lines are `section.option='value'`, printed from the least to the most specific source
+    # (global, user, site files, then `:env:` for PIP_* variables).
+    for line in listed.splitlines():
+        key, sep, value = line.partition("=")
+        section, _, option = key.rpartition(".")
+        if sep and section in {"global", "install", "download", "index", ":env:"}:
+            options[option] = value.strip().strip("'\"")
+    return options
+
+
+def configured_sources(
+    environ: Mapping[str, str],
+    pip_options: Mapping[str, str],
+    uv_toml: Iterable[Path] = (),
+) -> list[Source]:
+    """The primary index and every extra index and find-links location uv and pip would use.
+
+    The primary index is the first configured of: uv's default index (variables, then uv.toml),
+    pip's index-url (``pip config list``, which includes ``PIP_INDEX_URL``), and only then
+    pypi.org. Extra indexes and find-links of both tools are all asked, as pip asks all of its own.
+    """
+    toml_defaults, toml_extras = _uv_toml_sources(uv_toml)
+    primary = [
+        Source(environ[v], "index", v) for v in ("UV_DEFAULT_INDEX", "UV_INDEX_URL") if v in environ
+    ]
+    primary += toml_defaults
+    if "index-url" in pip_options:
+        primary.append(Source(pip_options["index-url"], "index", "pip index-url"))
+    primary.append(Source(DEFAULT_INDEX, "index", "default: nothing configured"))
+    extras = [
+        Source(_uv_index_url(u), "index", "UV_INDEX") for u in _split(environ.get("UV_INDEX"))
+    ]
+    extras += [
+        Source(u, "index", "UV_EXTRA_INDEX_URL") for u in _split(environ.get("UV_EXTRA_INDEX_URL"))
+    ]
+    # uv separates find-links with commas, pip with spaces.
+    extras += [
+        Source(u, "find-links", "UV_FIND_LINKS") for u in _split(environ.get("UV_FIND_LINKS"), ",")
+    ]
+    extras += toml_extras
+    extras += [
+        Source(u, "index", "pip extra-index-url")
+        for u in _split(pip_options.get("extra-index-url"))
+    ]
+    extras += [
+        Source(u, "find-links", "pip find-links") for u in _split(pip_options.get("find-links"))
+    ]
+    unique: dict[tuple[str, str], Source] = {}
+    for source in [primary[0], *extras]:
+        unique.setdefault((source.kind, source.url.rstrip("/")), source)
+    return list(unique.values())
+
+
+# --- what the index has -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Release:
+    """One version of a package as the index lists it."""
+
+    version: Version
+    requires_python: SpecifierSet | None  # None: the index does not say (or no restriction)
+
+
+@dataclass
+class _Files:
+    """What the files of one version say, merged across indexes."""
+
+    requires_python: str | None = None
+    yanked: list[bool] = field(default_factory=list)
+
+
+class _AnchorParser(HTMLParser):
+    """The links of a PEP 503 page: (file name, data-requires-python, data-yanked given)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[tuple[str, str | None, bool]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != "a":
+            return
+        found = dict(attrs)
+        href = found.get("href") or ""
+        path = urllib.parse.urlsplit(href).path
+        name = urllib.parse.unquote(path.rsplit("/", 1)[-1])
+        if name:
+            self.links.append((name, found.get("data-requires-python"), "data-yanked" in found))
+
+
+class IndexUnreadableError(RuntimeError):
+    """An index or find-links location could not be read (not: it lacks the package)."""
+
+
+def redact(url: str) -> str:
+    """``url`` without a password, for messages and the report."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    return urllib.parse.urlunsplit(
+        parts._replace(
+            netloc=f"{parts.username}:***@{parts.hostname}"
+            + (f":{parts.port}" if parts.port else "")
+        )
+    )
+
+
+def _ssl_context(environ: Mapping[str, str]) -> ssl.SSLContext:
+    # pip and uv users point these at a corporate CA; honour the same variables.
+    cafile = environ.get("SSL_CERT_FILE") or environ.get("PIP_CERT") or None
+    return ssl.create_default_context(cafile=cafile)
+
+
+def _get(url: str, context: ssl.SSLContext) -> tuple[str, bytes] | None:
+    """Content type and body of ``url``; None when there is no such page (a 404, a missing file)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "file":
+        # A simple index on disk keeps each page as <project>/index.html, as pip expects.
+        path = Path(urllib.request.url2pathname(parts.path))
+        page = path / "index.html" if path.is_dir() else path
+        return ("text/html", page.read_bytes()) if page.is_file() else None
+    headers = {"Accept": ACCEPT, "User-Agent": "cuda-template-bump-matrix"}
+    if parts.username:  # mirrors often take credentials in the URL, which urllib does not send
+        token = (
+            f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        )
+        headers["Authorization"] = "Basic " + base64.b64encode(token.encode()).decode()
+        host = f"{parts.hostname}:{parts.port}" if parts.port else f"{parts.hostname}"
+        parts = parts._replace(netloc=host)
+    request = urllib.request.Request(urllib.parse.urlunsplit(parts), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=60, context=context) as response:
+            return response.headers.get_content_type(), response.read()
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return None
+        raise IndexUnreadableError(f"{redact(url)}: HTTP {exc.code} {exc.reason}") from exc
+    except (urllib.error.URLError, TimeoutError) as exc:
+        raise IndexUnreadableError(
+            f"{redact(url)}: {exc.reason if isinstance(exc, urllib.error.URLError) else exc}"
+        ) from exc
+
+
+def _parse_page(content_type: str, body: bytes) -> list[tuple[str, str | None, bool]]:
+    """(file name, Requires-Python, yanked) for every file a simple-API page lists."""
+    if content_type == "application/vnd.pypi.simple.v1+json":
+        data = json.loads(body)
+        return [
+            (f["filename"], f.get("requires-python"), bool(f.get("yanked")))
+            for f in data.get("files", [])
+        ]
+    parser = _AnchorParser()
+    parser.feed(body.decode("utf-8", errors="replace"))
+    return parser.links
+
+
+def _wheel_requires_python(path: Path) -> str | None:
+    """Requires-Python from a local wheel's METADATA: a flat find-links folder has no page."""
+    with zipfile.ZipFile(path) as wheel:
+        metadata = next(
+            (
+                n
+                for n in wheel.namelist()
+                if n.count("/") == 1 and n.endswith(".dist-info/METADATA")
+            ),
+            None,
+        )
+        if metadata is None:
+            return None
+        headers = email.parser.HeaderParser().parsestr(wheel.read(metadata).decode("utf-8"))
+    return headers.get("Requires-Python")
+
+
+def _file_version(filename: str) -> tuple[str, Version] | None:
+    """(canonical project name, version) of a wheel or sdist file name; None for anything else."""
+    try:
+        if filename.endswith(".whl"):
+            name, version, _, _ = parse_wheel_filename(filename)
+            return name, version
+        if filename.endswith(SDIST_SUFFIXES):
+            return parse_sdist_filename(filename)
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+        pass
+    return None
+
+
+def _source_files(
+    source: Source, project: str, context: ssl.SSLContext
+) -> list[tuple[str, str | None, bool]]:
+    """The files a source lists for ``project`` (a find-links location lists every project's)."""
+    if source.kind == "index":
+        page = _get(f"{source.url.rstrip('/')}/{project}/", context)
+        return _parse_page(*page) if page else []
+    if "://" in source.url and not source.url.startswith("file:"):
+        page = _get(source.url, context)
+        return _parse_page(*page) if page else []
+    local = Path(urllib.request.url2pathname(urllib.parse.urlsplit(source.url).path))
+    if local.is_file():  # an HTML page of links on disk
+        return _parse_page("text/html", local.read_bytes())
+    if not local.is_dir():
+        return []
+    return [
+        (path.name, _wheel_requires_python(path) if path.suffix == ".whl" else None, False)
+        for path in sorted(local.iterdir())
+        if (parsed := _file_version(path.name)) and parsed[0] == project
+    ]
+
+
+def fetch_releases(
+    name: str, sources: Sequence[Source], context: ssl.SSLContext | None = None
+) -> list[Release]:
+    """Every final, unyanked release of ``name`` the sources list, oldest first."""
+    project = canonicalize_name(name)
+    context = context or _ssl_context(os.environ)
+    merged: dict[Version, _Files] = {}
+    for source in sources:
+        for filename, requires_python, yanked in _source_files(source, project, context):
+            parsed = _file_version(filename)
+            if parsed is None or parsed[0] != project:
+                continue
+            files = merged.setdefault(parsed[1], _Files())
+            # A mirror page without data-requires-python does not know; the index that says wins.
+            files.requires_python = files.requires_python or requires_python
+            files.yanked.append(yanked)
+    releases = []
+    for version, files in sorted(merged.items()):
+        if version.is_prerelease or all(files.yanked):
+            continue
+        try:
+            spec = SpecifierSet(files.requires_python) if files.requires_python else None
+        except InvalidSpecifier:
+            spec = None
+        releases.append(Release(version, spec))
+    return releases
+
+
+# --- what the matrix pins, and what the newest releases mean for it -----------------------------
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One requirement string of the matrix or the pins, where it sits and which Pythons use it."""
+
+    where: str  # "CUDA 13 cupy", "CUDA 13 guard", "pins runtime"
+    text: str
+    pythons: tuple[str, ...]
+    cuda_major: int | None  # the major whose entry holds it; None for includes/pins.yml
+
+    @property
+    def requirement(self) -> Requirement:
+        return Requirement(self.text)
+
+
+@dataclass(frozen=True)
+class Row:
+    """A pin, the newest release that concerns it, its range after --write, and what that means."""
+
+    pin: Pin
+    newest: Version | None
+    new_text: str
+    meanings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CudaLine:
+    """A major's CUDA minors against the newest cuda-toolkit release of that major."""
+
+    major: str
+    toolkit_range: str
+    new_range: str
+    newest: Version | None
+    image: str
+    meanings: tuple[str, ...]
+
+
+def load_default(path: Path, key: str) -> dict[str, Any]:
+    """The default of a computed value in an includes/ file (what copier.yml sees)."""
+    data: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))[key]["default"]
+    return data
+
+
+def matrix_pins(matrix: Mapping[str, Any], pins: Mapping[str, Any]) -> list[Pin]:
+    """Every requirement the matrix and the pins hold, in file order.
+
+    A library's pins serve the Pythons from its `python_min` up; guards and pins.yml serve all.
+    Any list of strings in pins.yml is a requirement group, so a new group is picked up as is.
+    """
+    pythons = tuple(matrix["python_versions"])
+    found: list[Pin] = []
+    for major in sorted(matrix["majors"], key=int):
+        entry = matrix["majors"][major]
+        for library, texts in entry["requirements"].items():
+            floor = Version(entry["python_min"][library])
+            served = tuple(p for p in pythons if Version(p) >= floor)
+            found += [Pin(f"CUDA {major} {library}", t, served, int(major)) for t in texts]
+        found += [
+            Pin(f"CUDA {major} guard", t, pythons, int(major)) for t in entry["guard_requirements"]
+        ]
+    for group, value in pins.items():
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            found += [Pin(f"pins {group}", t, pythons, None) for t in value]
+    return found
+
+
+def pins_cuda_major(spec: SpecifierSet, major: int) -> bool:
+    """True for a range that admits one major only, the entry's own: `==13.*`, `>=12.9,<13`.
+
+    Such a range tracks the CUDA major (cuda-toolkit, cuda-bindings); the next major being out
+    is the point, not news.
+    """
+    if any(s.operator == "==" and s.version == f"{major}.*" for s in spec):
+        return True
+    capped = any(s.operator == "<" and Version(s.version) == Version(str(major + 1)) for s in spec)
+    floored = any(
+        s.operator in {">=", ">", "~="} and Version(s.version).major == major for s in spec
+    )
+    return capped and floored
+
+
+def _significant(version: Version) -> tuple[int, ...]:
+    # SemVer's rule, which CuPy, numba-cuda and most others follow: below 1.0, the minor is the
+    # major.
+    return version.release[:1] if version.major > 0 else version.release[:2]
+
+
+def raised_cap(cap: Version, newest: Version) -> Version | None:
+    """The cap on the next major boundary above ``newest``, when ``cap`` sits on a major boundary.
+
+    `<15` with 15.0.1 out becomes `<16`; `<0.31` with 0.32.0 out becomes `<0.33`. A finer cap such
+    as `<2.5` (a minor of a 2.x line) returns None: it was set for a reason, not for a major.
+    """
+    significant = _significant(cap)
+    if any(cap.release[len(significant) :]):
+        return None
+    bumped = list(_significant(newest))
+    bumped[-1] += 1
+    width = max(len(cap.release), len(bumped))
+    return Version(".".join(map(str, bumped + [0] * (width - len(bumped)))))
+
+
+def _outside_range(pin: Pin, newest: Version) -> tuple[str, str]:
+    """(range after --write, what it means) for a newest release the range does not admit."""
+    name = pin.requirement.name
+    excluding = [s for s in pin.requirement.specifier if not s.contains(newest, prereleases=True)]
+    if any(s.operator in {">=", ">"} for s in excluding):
+        return pin.text, f"newest {newest} is below the floor: is the index a stale mirror?"
+    caps = [s for s in excluding if s.operator == "<"]
+    if len(caps) != len(excluding):
+        ranges = ",".join(str(s) for s in excluding)
+        return pin.text, f"newest {newest} is outside {ranges}: edit by hand"
+    text = pin.text
+    for cap in caps:
+        raised = raised_cap(Version(cap.version), newest)
+        if raised is None:
+            return pin.text, (
+                f"newest {newest} is above the compatibility cap {cap}: --write leaves it; "
+                "lift it when the reason in the comment beside it is gone"
+            )
+        text = re.sub(rf"<\s*{re.escape(cap.version)}(?![\w.])", f"<{raised}", text, count=1)
+    label = ".".join(map(str, _significant(newest)))
+    return text, f"new {name} major {label}: the cap moves to admit it"
+
+
+def _dropped_pythons(pin: Pin, releases: Sequence[Release], newest: Release) -> list[str]:
+    """What it means that the newest release's Requires-Python leaves out Pythons the pin serves."""
+    spec = newest.requires_python
+    dropped = [p for p in pin.pythons if spec is not None and not spec.contains(p)]
+    if not dropped or spec is None:
+        return []
+    allowed = pin.requirement.specifier
+    fallbacks = []
+    for python in dropped:
+        older = [
+            r.version
+            for r in releases
+            if allowed.contains(r.version)
+            and (r.requires_python is None or r.requires_python.contains(python))
+        ]
+        fallbacks.append(f"{python} stays on {older[-1]}" if older else f"{python}: none in range")
+    return [f"newest needs Python {spec}, dropping {', '.join(dropped)} ({'; '.join(fallbacks)})"]
+
+
+def analyse(pin: Pin, releases: Sequence[Release]) -> Row:
+    """Compare one pin with the releases of its package (oldest first)."""
+    if not releases:
+        return Row(pin, None, pin.text, ("not found on the indexes asked",))
+    spec = pin.requirement.specifier
+    newest = releases[-1]
+    new_text = pin.text
+    if pin.cuda_major is not None and pins_cuda_major(spec, pin.cuda_major):
+        within = [r for r in releases if spec.contains(r.version)]
+        if not within:
+            return Row(pin, None, pin.text, (f"no CUDA {pin.cuda_major} release on the index",))
+        newest = within[-1]
+        meaning = f"follows CUDA {pin.cuda_major}"
+    elif spec.contains(newest.version):
+        meaning = "in range"
+    else:
+        new_text, meaning = _outside_range(pin, newest.version)
+    return Row(pin, newest.version, new_text, (meaning, *_dropped_pythons(pin, releases, newest)))
+
+
+_RANGE = re.compile(r"^(?P<low>\d+\.\d+) to (?P<major>\d+)\.(?P<minor>\d+)$")
+_IMAGE = re.compile(r"^(?P<repo>[^:]+):(?P<version>\d+(?:\.\d+)*)(?P<suffix>-.+)$")
+
+
+def cuda_line(major: str, entry: Mapping[str, Any], releases: Sequence[Release]) -> CudaLine:
+    """Where the newest cuda-toolkit release of this major leaves its range and image."""
+    toolkit_range, image = entry["toolkit_range"], entry["image"]
+    guards = [Requirement(t) for t in entry["guard_requirements"]]
+    guard = next((g for g in guards if canonicalize_name(g.name) == CUDA_VERSION_PACKAGE), None)
+    within = [
+        r.version for r in releases if guard is not None and guard.specifier.contains(r.version)
+    ]
+    if not within:
+        return CudaLine(
+            major, toolkit_range, toolkit_range, None, image, ("no cuda-toolkit release",)
+        )
+    newest = within[-1]
+    meanings = []
+    new_range = toolkit_range
+    bounds = _RANGE.match(toolkit_range)
+    if bounds is None:
+        meanings.append(f"toolkit_range {toolkit_range!r} is not 'X.Y to X.Z': edit by hand")
+    elif newest.minor > int(bounds["minor"]) and newest.major == int(bounds["major"]):
+        new_range = f"{bounds['low']} to {newest.major}.{newest.minor}"
+        meanings.append(f"new CUDA minor {newest.major}.{newest.minor}")
+    else:
+        meanings.append("no new CUDA minor")
+    tag = _IMAGE.match(image)
+    if tag and Version(tag["version"]) < newest:
+        meanings.append(
+            f"image is CUDA {tag['version']}: look for a {newest.major}.{newest.minor} tag"
+        )
+    return CudaLine(major, toolkit_range, new_range, newest, image, tuple(meanings))
+
+
+def image_commands(images: Iterable[str]) -> list[str]:
+    """The command that lists the published tags like each image's (one per repository and kind).
+
+    skopeo reads the registry without a daemon or a pull and lists what exists, so nobody has to
+    guess a tag and probe it with `docker manifest inspect`.
+    """
+    kinds: dict[tuple[str, str], set[str]] = {}
+    for image in images:
+        tag = _IMAGE.match(image)
+        if tag:
+            kinds.setdefault((tag["repo"], tag["suffix"]), set()).add(tag["version"].split(".")[0])
+    commands = []
+    for (repo, suffix), majors in sorted(kinds.items()):
+        registry = repo if "." in repo.split("/")[0] else f"docker.io/{repo}"
+        pattern = f'"({"|".join(sorted(majors))})\\.[0-9]+\\.[0-9]+{suffix.replace(".", "[.]")}"'
+        commands.append(f"skopeo list-tags docker://{registry} | grep -E '{pattern}'")
+    return commands
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def replacements(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """old -> new for every changed string; one old string cannot become two new ones."""
+    found: dict[str, str] = {}
+    for old, new in pairs:
+        if old == new:
+            continue
+        if found.setdefault(old, new) != new:
+            raise ValueError(f'"{old}" would become both "{found[old]}" and "{new}": edit by hand')
+    return found
+
+
+def rewrite(text: str, changes: Mapping[str, str], checked: datetime.date | None = None) -> str:
+    """``text`` with each double-quoted old string replaced, comments and layout untouched."""
+    for old, new in changes.items():
+        quoted = f'"{old}"'
+        if quoted not in text:
+            raise ValueError(f"{quoted} is not in the file as written: edit it by hand")
+        text = text.replace(quoted, f'"{new}"')
+    if checked is not None:
+        text, count = re.subn(
+            r'^(\s*checked:\s*)"[^"]*"', rf'\g<1>"{checked.isoformat()}"', text, flags=re.MULTILINE
+        )
+        if count != 1:
+            raise ValueError(f"expected one `checked:` line, found {count}")
+    return text
+
+
+# --- report -------------------------------------------------------------------------------------
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    return lines
+
+
+def report(
+    sources: Sequence[Source], checked: str, rows: Sequence[Row], lines: Sequence[CudaLine]
+) -> str:
+    """The Markdown report: sources, the pins table, the CUDA table, and the image command."""
+    out = ["Asked:", *(f"- {redact(s.url)} ({s.kind}; {s.origin})" for s in sources), ""]
+    out.append(f"Matrix last checked {checked}.")
+    out.append("")
+    out += _table(
+        ("where", "range", "newest", "after --write", "what it means"),
+        (
+            (
+                r.pin.where,
+                f"`{r.pin.text}`",
+                str(r.newest or "-"),
+                "unchanged" if r.new_text == r.pin.text else f"`{r.new_text}`",
+                "; ".join(r.meanings),
+            )
+            for r in rows
+        ),
+    )
+    out.append("")
+    out += _table(
+        (
+            "CUDA",
+            "toolkit_range",
+            f"newest {CUDA_VERSION_PACKAGE}",
+            "after --write",
+            "image",
+            "what it means",
+        ),
+        (
+            (
+                c.major,
+                c.toolkit_range,
+                str(c.newest or "-"),
+                "unchanged" if c.new_range == c.toolkit_range else c.new_range,
+                c.image,
+                "; ".join(c.meanings),
+            )
+            for c in lines
+        ),
+    )
+    out += [
+        "",
+        "Image tags are not on a package index and were not checked. List the published ones with:",
+        "",
+        *(f"    {command}" for command in image_commands(c.image for c in lines)),
+    ]
+    return "\n".join(out)
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def _sources(args: argparse.Namespace) -> list[Source]:
+    given = [Source(u, "index", "--index-url") for u in args.index_url]
+    given += [Source(u, "find-links", "--find-links") for u in args.find_links]
+    if given:  # asked explicitly: the configured indexes must not mix in (tests, one mirror)
+        return given
+    return configured_sources(os.environ, pip_config(), _uv_toml_files(os.environ))
+
+
+def main(
+    argv: Sequence[str] | None = None, today: Callable[[], datetime.date] = datetime.date.today
+) -> int:
+    """Print the report; with --write, apply it to the matrix and pins files."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="rewrite the ranges and the date")
+    parser.add_argument("--index-url", action="append", default=[], help="ask only this index")
+    parser.add_argument("--find-links", action="append", default=[], help="and/or this location")
+    parser.add_argument("--matrix", type=Path, default=MATRIX_FILE, help=argparse.SUPPRESS)
+    parser.add_argument("--pins", type=Path, default=PINS_FILE, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    matrix = load_default(args.matrix, "cuda_matrix")
+    pins_data = load_default(args.pins, "pins")
+    sources = _sources(args)
+    pins = matrix_pins(matrix, pins_data)
+    names = {canonicalize_name(p.requirement.name) for p in pins} | {CUDA_VERSION_PACKAGE}
+    context = _ssl_context(os.environ)
+    try:
+        releases = {name: fetch_releases(name, sources, context) for name in sorted(names)}
+    except IndexUnreadableError as exc:
+        print(
+            f"error: cannot read the index: {exc}. Pass --index-url to ask another.",
+            file=sys.stderr,
+        )
+        return 2
+    rows = [analyse(p, releases[canonicalize_name(p.requirement.name)]) for p in pins]
+    lines = [
+        cuda_line(major, matrix["majors"][major], releases[CUDA_VERSION_PACKAGE])
+        for major in sorted(matrix["majors"], key=int)
+    ]
+    print(report(sources, matrix["checked"], rows, lines))
+    if not args.write:
+        print(
+            "\nNothing written. `nox -s bump_matrix -- --write` applies the 'after --write' column."
+        )
+        return 0
+    in_matrix = replacements(
+        [(r.pin.text, r.new_text) for r in rows if r.pin.cuda_major is not None]
+        + [(c.toolkit_range, c.new_range) for c in lines]
+    )
+    in_pins = replacements((r.pin.text, r.new_text) for r in rows if r.pin.cuda_major is None)
+    args.matrix.write_text(rewrite(args.matrix.read_text("utf-8"), in_matrix, today()), "utf-8")
+    if in_pins:
+        args.pins.write_text(rewrite(args.pins.read_text("utf-8"), in_pins), "utf-8")
+    print(
+        f"\nWrote {len(in_matrix)} change(s) to {args.matrix.name} (checked: {today()}), "
+        f"{len(in_pins)} to {args.pins.name}."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
