@@ -6,10 +6,12 @@ Every render goes through Copier's Python API with ``unsafe=False``: a template 
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,6 +189,35 @@ def copy_template(src: Path, dst: Path, answers: Mapping[str, Any], vcs_ref: str
         quiet=True,
     )
     return dst
+
+
+def update_project(project: Path, vcs_ref: str) -> None:
+    """Run ``copier update`` to ``vcs_ref`` as a user does: untrusted, conflicts written inline."""
+    from copier import run_update
+
+    run_update(
+        project,
+        defaults=True,
+        overwrite=True,
+        unsafe=False,
+        vcs_ref=vcs_ref,
+        quiet=True,
+        conflict="inline",
+    )
+
+
+def parse_structured(path: Path) -> bool:
+    """Parse a TOML, YAML or Python file (a syntax error raises); False for any other kind."""
+    text = path.read_text("utf-8")
+    if path.suffix == ".toml":
+        tomllib.loads(text)
+    elif path.suffix in {".yml", ".yaml"}:
+        yaml.safe_load(text)
+    elif path.suffix == ".py":
+        ast.parse(text, filename=str(path))
+    else:
+        return False
+    return True
 
 
 @pytest.fixture(scope="session")

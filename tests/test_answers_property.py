@@ -21,7 +21,14 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import WORKING_TREE_TAG, build_and_install, copier_settings, copy_template, run
+from conftest import (
+    WORKING_TREE_TAG,
+    build_and_install,
+    copier_settings,
+    copy_template,
+    parse_structured,
+    run,
+)
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -140,13 +147,7 @@ def check_accepted(project: Path, answers: dict[str, Any]) -> None:
     recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
     assert {key: recorded[key] for key in answers} == answers
     for path in sorted(p for p in project.rglob("*") if p.is_file()):
-        text = path.read_text("utf-8")
-        if path.suffix == ".toml":
-            tomllib.loads(text)
-        elif path.suffix in {".yml", ".yaml"}:
-            yaml.safe_load(text)
-        elif path.suffix == ".py":
-            ast.parse(text, filename=str(path))
+        parse_structured(path)
     ruff(project, "check", "--quiet")
     ruff(project, "format", "--check", "--quiet")
 

@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, REPO_ROOT, Render, copy_template, copy_working_tree, git
+from conftest import (
+    RENDER_MATRIX,
+    REPO_ROOT,
+    Render,
+    copy_template,
+    copy_working_tree,
+    git,
+    update_project,
+)
 
 PREVIOUS = "d06a7ecf09033d91152e7ef215c593a2294745a5"
 
@@ -97,7 +105,7 @@ def test_render_differs_from_the_previous_version_only_where_intended(
 @pytest.fixture(scope="module")
 def updated_from_previous(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project rendered by PREVIOUS, edited by its user, then updated to this working tree."""
-    from copier import run_copy, run_update
+    from copier import run_copy
 
     root = tmp_path_factory.mktemp("from-previous")
     template = root / "template"
@@ -120,15 +128,7 @@ def updated_from_previous(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git("add", "-A", cwd=template)
     git("commit", "-q", "--allow-empty", "-m", "this working tree", cwd=template)
     git("tag", "v2", cwd=template)
-    run_update(
-        project,
-        defaults=True,
-        overwrite=True,
-        unsafe=False,
-        vcs_ref="v2",
-        quiet=True,
-        conflict="inline",
-    )
+    update_project(project, "v2")
     shutil.rmtree(template)  # the update must not need the template afterwards
     return project
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 import tomllib
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, Render, copier_questions
+from conftest import RENDER_MATRIX, Render, copier_questions, parse_structured
 from packaging.requirements import Requirement
 from template_data import load_computed
 
@@ -43,16 +42,7 @@ def test_every_toml_yaml_and_python_file_parses(rendered: tuple[dict[str, Any], 
     _, project = rendered
     checked = 0
     for path in rendered_files(project):
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".toml":
-            tomllib.loads(text)
-        elif path.suffix in {".yml", ".yaml"}:
-            yaml.safe_load(text)
-        elif path.suffix == ".py":
-            ast.parse(text, filename=str(path))
-        else:
-            continue
-        checked += 1
+        checked += parse_structured(path)
     assert checked >= 5  # pyproject, answers, pre-commit, noxfile, package: at the least
 
 

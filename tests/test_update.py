@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, git, snapshot_working_tree
+from conftest import REPO_ROOT, git, snapshot_working_tree, update_project
 
 
 @pytest.fixture(scope="module")
 def updated_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project rendered from v1, edited by its user, then updated to v2 of the template."""
-    from copier import run_copy, run_update
+    from copier import run_copy
 
     template = snapshot_working_tree(tmp_path_factory.mktemp("update") / "template", tag="v1")
     project = template.parent / "project"
@@ -48,15 +48,7 @@ def updated_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git("commit", "-q", "-am", "template v2", cwd=template)
     git("tag", "v2", cwd=template)
 
-    run_update(
-        project,
-        defaults=True,
-        overwrite=True,
-        unsafe=False,
-        vcs_ref="v2",
-        quiet=True,
-        conflict="inline",
-    )
+    update_project(project, "v2")
     return project
 
 
