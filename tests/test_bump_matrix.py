@@ -109,6 +109,7 @@ def test_every_requirement_of_the_matrix_and_the_pins_is_asked_about() -> None:
         for req in [
             *(r for reqs in entry["requirements"].values() for r in reqs),
             *entry["guard_requirements"],
+            *entry["dask"]["requirements"],
         ]
     ] + [req for value in pins.values() if isinstance(value, list) for req in value]
     found = bump_matrix.matrix_pins(matrix["default"], pins)
@@ -120,7 +121,9 @@ def test_a_library_pin_serves_only_the_pythons_from_its_floor() -> None:
     for found in bump_matrix.matrix_pins(matrix, {}):
         major, library = found.where.split()[1:]
         if library != "guard":
-            floor = Version(matrix["majors"][major]["python_min"][library])
+            entry = matrix["majors"][major]
+            floors = {**entry["python_min"], "dask": entry["dask"]["python_min"]}
+            floor = Version(floors[library])
             assert min(Version(p) for p in found.pythons) == floor
 
 

@@ -386,7 +386,7 @@ def fetch_releases(
 class Pin:
     """One requirement string of the matrix or the pins, where it sits and which Pythons use it."""
 
-    where: str  # "CUDA 13 cupy", "CUDA 13 guard", "pins runtime"
+    where: str  # "CUDA 13 cupy", "CUDA 13 guard", "CUDA 13 dask", "pins runtime"
     text: str
     pythons: tuple[str, ...]
     cuda_major: int | None  # the major whose entry holds it; None for includes/pins.yml
@@ -427,7 +427,8 @@ def load_default(path: Path, key: str) -> dict[str, Any]:
 def matrix_pins(matrix: Mapping[str, Any], pins: Mapping[str, Any]) -> list[Pin]:
     """Every requirement the matrix and the pins hold, in file order.
 
-    A library's pins serve the Pythons from its `python_min` up; guards and pins.yml serve all.
+    A library's pins (and dask-cuda's) serve the Pythons from its `python_min` up; guards and
+    pins.yml serve all.
     Any list of strings in pins.yml is a requirement group, so a new group is picked up as is.
     """
     pythons = tuple(matrix["python_versions"])
@@ -440,6 +441,12 @@ def matrix_pins(matrix: Mapping[str, Any], pins: Mapping[str, Any]) -> list[Pin]
             found += [Pin(f"CUDA {major} {library}", t, served, int(major)) for t in texts]
         found += [
             Pin(f"CUDA {major} guard", t, pythons, int(major)) for t in entry["guard_requirements"]
+        ]
+        # The dask option's GPU half (dask-cuda), with its own Python floor like a library's.
+        floor = Version(entry["dask"]["python_min"])
+        served = tuple(p for p in pythons if Version(p) >= floor)
+        found += [
+            Pin(f"CUDA {major} dask", t, served, int(major)) for t in entry["dask"]["requirements"]
         ]
     for group, value in pins.items():
         if isinstance(value, list) and all(isinstance(item, str) for item in value):
