@@ -40,7 +40,8 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "docs": "none",
         "python_min": "3.10",
     },
-    # Every library on every major; the oldest major also takes GitLab and Apache-2.0.
+    # Every library on every major; the oldest major also takes GitLab and Apache-2.0, the
+    # others the Dask scale-out option.
     **{
         f"all-cuda{major}": (
             {
@@ -51,7 +52,12 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
                 "python_min": "3.12",
             }
             if major == OLDEST_MAJOR
-            else {"cuda_major": major, "gpu_libraries": ALL_LIBRARIES, "python_min": "3.13"}
+            else {
+                "cuda_major": major,
+                "gpu_libraries": ALL_LIBRARIES,
+                "python_min": "3.13",
+                "dask": True,
+            }
         )
         for major in MAJORS
     },

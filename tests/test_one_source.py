@@ -184,6 +184,7 @@ ALL_OPTIONS = {
     "docker": True,
     "ci": "github",
     "docs": "sphinx",
+    "dask": True,
 }
 
 
@@ -197,6 +198,7 @@ def assert_render_follows_major(
     assert (
         extra
         == [req for lib in ALL_LIBRARIES if lib not in own for req in entry["requirements"][lib]]
+        + entry["dask"]["requirements"]
         + entry["guard_requirements"]
     )
     assert f"ARG CUDA_IMAGE={entry['image']}\n" in (project / "Dockerfile").read_text("utf-8")

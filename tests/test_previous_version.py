@@ -54,6 +54,8 @@ INTENDED: dict[str, str] = {
     "docs/api.md": "docs: automodule directives for every public module, for Sphinx",
     ".gitignore": "docs: Sphinx builds into docs/_build/, not site/",
     ".dockerignore": "docs: Sphinx builds into docs/_build/, not site/",
+    "src/*/scale/*": "new, dask option: the package's functions chunk by chunk on a Dask cluster",
+    "docs/scale-out.md": "new, dask option: when and how to scale out, chunks against GPU memory",
 }
 
 
