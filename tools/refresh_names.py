@@ -3,8 +3,8 @@
 A package shadows, or is shadowed by, every top-level module that shares its environment. This
 script derives that list from what rendered projects really install, instead of a typed guess:
 
-1. render an all-libraries project (every library the Python floor allows) for every CUDA major
-   and every ``python_min`` choice;
+1. render an all-libraries project (every library and option the Python floor allows) for
+   every CUDA major and every ``python_min`` choice;
 2. resolve each with ``uv pip compile --universal`` over every extra and dependency group, from
    its Python floor up (markers cover the newer Pythons and the other platforms);
 3. read the top-level import names of every resolved distribution from its wheel's file list: a
@@ -65,28 +65,33 @@ def _copier_questions() -> dict[str, Any]:
     return merged
 
 
-def render_plans() -> Iterator[tuple[int, str, list[str]]]:
-    """(CUDA major, python_min, libraries) for every render whose environment is resolved."""
+def render_plans() -> Iterator[tuple[int, str, list[str], bool]]:
+    """(CUDA major, python_min, libraries, dask) for every render whose environment is resolved.
+
+    Every option that adds requirements is on where the Python floor allows it: the dask option
+    (dask, distributed, and dask-cuda in the GPU extra) from dask-cuda's floor up.
+    """
     matrix = yaml.safe_load((ROOT / "includes" / "cuda-matrix.yml").read_text("utf-8"))
     matrix = matrix["cuda_matrix"]["default"]
     pythons = _copier_questions()["python_min"]["choices"]
     libraries = sorted(matrix["libraries"])
     for major in sorted(int(m) for m in matrix["majors"]):
-        floors = matrix["majors"][str(major)]["python_min"]
+        entry = matrix["majors"][str(major)]
+        floors = entry["python_min"]
         for python in pythons:
             allowed = [lib for lib in libraries if _version(floors[lib]) <= _version(python)]
-            yield major, python, allowed
+            yield major, python, allowed, _version(entry["dask"]["python_min"]) <= _version(python)
 
 
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split("."))
 
 
-def render(dst: Path, major: int, python: str, libraries: list[str]) -> Path:
+def render(dst: Path, major: int, python: str, libraries: list[str], dask: bool) -> Path:
     """Render the working tree (uncommitted edits included) with the given answers."""
     from copier import run_copy
 
-    answers = {"cuda_major": major, "python_min": python, "gpu_libraries": libraries}
+    answers = {"cuda_major": major, "python_min": python, "gpu_libraries": libraries, "dask": dask}
     run_copy(str(ROOT), dst, data=answers, defaults=True, unsafe=False, vcs_ref="HEAD", quiet=True)
     return dst
 
@@ -241,9 +246,10 @@ def collect(workdir: Path) -> tuple[dict[str, set[str]], set[str], dict[str, str
     """Import name -> distributions, every distribution, and the project's own names."""
     pins: set[tuple[str, str]] = set()
     own: dict[str, str] = {}
-    for major, python, libraries in render_plans():
-        project = render(workdir / f"cuda{major}-py{python}", major, python, libraries)
-        print(f"CUDA {major}, python_min {python}: {', '.join(libraries)}", file=sys.stderr)
+    for major, python, libraries, dask in render_plans():
+        project = render(workdir / f"cuda{major}-py{python}", major, python, libraries, dask)
+        chosen = ", ".join([*libraries, "dask"] if dask else libraries)
+        print(f"CUDA {major}, python_min {python}: {chosen}", file=sys.stderr)
         pins |= resolve(project, python)
         own.update(own_names(project))
     print(f"{len(pins)} distribution versions; reading their wheels", file=sys.stderr)
