@@ -19,7 +19,12 @@ from conftest import ALL_LIBRARIES, RENDER_MATRIX, Render, git, tool
 from template_data import load_computed
 
 PINS = load_computed("pins")
-ALL_OPTIONS = {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "sphinx"}
+ALL_OPTIONS = {
+    "gpu_libraries": ALL_LIBRARIES,
+    "python_min": "3.12",
+    "docs": "sphinx",
+    "dask": True,
+}
 
 
 @pytest.fixture(scope="module")
