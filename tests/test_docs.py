@@ -90,6 +90,14 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert re.search(r"^uvx nox -s tests$", ci, flags=re.MULTILINE)
 
 
+def test_readme_questions_table_lists_every_question_in_copiers_order() -> None:
+    readme = (REPO_ROOT / "README.md").read_text("utf-8")
+    rows = re.findall(r"^\| (`[^|]+`) \|", readme, flags=re.MULTILINE)
+    # A row may name several questions that share one line ("`description`, `author_name`").
+    listed = [name for row in rows for name in re.findall(r"`([a-z_]+)`", row)]
+    assert listed == list(questions())
+
+
 def test_every_nox_session_has_a_docstring() -> None:
     source = (REPO_ROOT / "noxfile.py").read_text("utf-8")
     sessions = re.findall(r"@nox\.session[^\n]*\ndef (\w+)\(session[^\n]*\n\s+\"\"\"", source)
