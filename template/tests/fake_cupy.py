@@ -19,7 +19,8 @@ for CuPy relies on it, so that a test passing here does not pass by luck:
 - ``cuda.get_current_stream()`` (the legacy default stream: ``ptr`` 0), ``cuda.Stream`` as a
   context manager, ``synchronize()`` (returns at once), ``cuda.runtime.CUDARuntimeError`` with
   ``.status``, ``cuda.memory.OutOfMemoryError``, the default memory pool (one object acting on
-  the current device's pool, as CuPy's does) and the pinned memory pool.
+  the current device's pool, as CuPy's does: ``total_bytes()`` counts cached blocks and blocks
+  in use, ``free_all_blocks()`` releases only the cached ones) and the pinned memory pool.
 - ``__cuda_array_interface__`` and ``.data.ptr`` for code that reads them; the pointer is a host
   address, so nothing may dereference it as device memory.
 - :func:`make_fake_cupyx` builds ``cupyx`` with ``empty_pinned`` and ``zeros_pinned``.
@@ -67,7 +68,10 @@ _IMPLICIT_CONVERSION = (
     "Implicit conversion to a NumPy array is not allowed. "
     "Please use `.get()` to construct a NumPy array explicitly."
 )
-_POOL_BYTES = 1024  # what each device's pool holds until freed
+# What each device's pool holds: cached blocks, which free_all_blocks() returns to the driver,
+# and blocks still in use by arrays, which it keeps (CuPy's total_bytes() counts both).
+_POOL_BYTES = 1024
+_POOL_BYTES_IN_USE = 256
 
 
 class CUDARuntimeError(RuntimeError):
@@ -347,15 +351,17 @@ class _MemoryPool:
 
     def __init__(self, state: _State, devices: int) -> None:
         self._state = state
-        self.held = dict.fromkeys(range(devices), _POOL_BYTES)
+        self.held = dict.fromkeys(range(devices), _POOL_BYTES)  # cached, free for reuse
+        self.in_use = dict.fromkeys(range(devices), _POOL_BYTES_IN_USE)
         self.freed: list[int] = []  # the devices whose blocks were freed, in order
 
     def total_bytes(self) -> int:
-        return self.held.get(self._state.current, 0)
+        device = self._state.current
+        return self.held.get(device, 0) + self.in_use.get(device, 0)
 
     def free_all_blocks(self, stream: object = None) -> None:
         self.freed.append(self._state.current)
-        self.held[self._state.current] = 0
+        self.held[self._state.current] = 0  # blocks in use stay allocated
 
 
 class _PinnedMemoryPool:
@@ -446,6 +452,8 @@ def make_fake_cupy(
     )
 
     def numpy_on_device(name: str) -> Any:
+        if name.startswith("_"):  # NumPy's private and dunder names (__version__) are not CuPy's
+            raise AttributeError(f"module 'cupy' has no attribute {name!r}")
         value = getattr(np, name)  # AttributeError for a name NumPy lacks, as CuPy would
         if isinstance(value, ModuleType):
             raise AttributeError(f"the fake CuPy does not model cupy.{name}")

@@ -131,6 +131,13 @@ def test_the_default_memory_pool_acts_on_the_current_device() -> None:
     assert (pool.held, pool.freed) == ({0: 1024, 1: 0}, [1])
 
 
+def test_freeing_the_pool_keeps_the_blocks_in_use() -> None:
+    fake = make_fake_cupy()
+    pool = fake.get_default_memory_pool()
+    pool.free_all_blocks()
+    assert pool.total_bytes() == 256
+
+
 def test_the_cuda_array_interface_describes_the_array() -> None:
     fake = make_fake_cupy()
     interface = fake.zeros((2, 3), dtype=fake.float32).__cuda_array_interface__
