@@ -21,6 +21,7 @@ from mutation import (
     Proof,
     Runner,
     Workspace,
+    by_function,
     gpu_candidates,
     gpu_libraries,
     is_python_program,
@@ -403,6 +404,40 @@ def test_a_module_that_imports_numba_cuda_is_a_candidate_and_numba_alone_is_not(
     assert names("import numba\n\n\ndef f():\n    from numba import njit\n") == []
 
 
+def test_a_kernel_and_its_launcher_are_candidates_through_the_target_a_function_imports() -> None:
+    # The CUDA module is bound at import from a function that picks it; the kernel body reads
+    # it, the compiled kernel is bound from it, the launcher reads that. Only host code is left.
+    text = module(
+        """
+        import importlib
+
+
+        def _target():
+            return importlib.import_module("numba.cuda")
+
+
+        cuda = _target()
+
+
+        def _axpy(a, x, out):
+            i = cuda.grid(1)
+            out[i] = a * x[i]
+
+
+        _axpy_kernel = cuda.jit(_axpy)
+
+
+        def launch_axpy(a, x, out):
+            _axpy_kernel[1, 32](a, x, out)
+
+
+        def blocks_for(n):
+            return (n + 31) // 32
+        """
+    )
+    assert names(text) == ["_target", "_axpy", "launch_axpy"]
+
+
 # Three modules only: a longer literal list would read as a retyped CUDA_MODULES.
 FACTS = 'CUDA_MODULES: Final = ("cupy", "numba.cuda", "pycuda.driver")\n'
 PYPROJECT = '[project]\ndependencies = ["numpy>=2", "numba>=0.61"]\n'
@@ -458,8 +493,14 @@ PROJECT = {
 
         def unused():
             return 1
+
+
+        def tag():
+            return 'pkg'
         """
     ),
+    # Reads the module at import: a mutant that breaks tag() breaks the whole suite.
+    "tests/conftest.py": "from pkg.mod import tag\n\nTAG = tag().upper()\n",
     "tests/test_mod.py": module(
         """
         from pkg.mod import probe_driver, scale
@@ -557,6 +598,17 @@ def test_a_mutant_no_test_notices_survives(workspace: Workspace) -> None:
     unchecked = mutant_at(PROJECT[PATH], "`return 1` -> `return None`")
     outcome = run_one(workspace, workspace.runners[0], unchecked, NO_COVERAGE, PROJECT)
     assert outcome.status == "survived"
+
+
+def test_a_mutant_that_breaks_the_conftest_at_import_is_killed(workspace: Workspace) -> None:
+    breaking = mutant_at(PROJECT[PATH], "`return 'pkg'` -> `return None`")
+    outcome = run_one(workspace, workspace.runners[0], breaking, NO_COVERAGE, PROJECT)
+    assert (outcome.status, outcome.detail) == ("killed", "the suite: conftest fails to import")
+
+
+def test_parametrised_tests_are_run_by_function_when_their_ids_changed() -> None:
+    tests = ["t.py::test_a[12]", "t.py::test_a[13]", "t.py::test_b", "t.py::test_c[x-1]"]
+    assert by_function(tests) == ["t.py::test_a", "t.py::test_b", "t.py::test_c"]
 
 
 def test_a_run_leaves_the_worker_copy_as_it_found_it(workspace: Workspace) -> None:

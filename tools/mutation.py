@@ -727,6 +727,56 @@ def _is_gpu_dispatch(decorator: ast.expr) -> bool:
     return _dotted(target).split(".")[-1] == "gpu_dispatch"
 
 
+def _loaded_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """The names that ``nodes`` read."""
+    return {
+        node.id
+        for root in nodes
+        for node in ast.walk(root)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def _assigned_names(statement: ast.Assign | ast.AnnAssign) -> set[str]:
+    """The names a module-level assignment binds (``a, b = ...`` binds both)."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def gpu_names(module: ast.Module, gpu_modules: Sequence[str]) -> set[str]:
+    """Module-level names that only exist for the GPU: what such code binds, and what uses it.
+
+    Seeds are the module's functions that import a CUDA library. A module-level assignment whose
+    value reads a GPU name binds GPU names (``cuda = _cuda_target()``, then
+    ``_kernel = cuda.jit(_body)``), and a module-level function that reads one is one (a
+    ``@cuda.jit`` kernel's body reads ``cuda``; its launcher reads the kernel). Each is only a
+    candidate: the probes decide what the CPU suite reaches.
+    """
+    functions = {
+        s.name: s for s in module.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    found = {
+        name
+        for name, function in functions.items()
+        if any(
+            _imports_gpu(s, gpu_modules)
+            for block in [function.body, *_blocks(function.body)]
+            for s in block
+        )
+    }
+    assignments = [s for s in module.body if isinstance(s, ast.Assign | ast.AnnAssign)]
+    while True:
+        before = len(found)
+        for statement in assignments:
+            if statement.value is not None and _loaded_names([statement.value]) & found:
+                found |= _assigned_names(statement)
+        for name, function in functions.items():
+            if _loaded_names([*function.decorator_list, *function.body]) & found:
+                found.add(name)
+        if len(found) == before:
+            return found
+
+
 def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
     """The statement lists nested in ``body`` (if/else, try/except, with, loops), not in defs."""
     for statement in body:
@@ -748,12 +798,14 @@ def gpu_candidates(text: str, path: str, gpu_modules: Sequence[str]) -> list[Can
     """The parts of ``text`` that only a GPU should run: candidates for a proof.
 
     A module that imports a CUDA library at import; a function that imports one anywhere in its
-    body, or that ``@gpu_dispatch`` decorates (the GPU implementation of a CPU twin); the
+    body, that ``@gpu_dispatch`` decorates (the GPU implementation of a CPU twin), or that reads
+    a name only the GPU path binds (:func:`gpu_names`: a CUDA kernel, its launcher); the
     innermost block around each such import (the ``if`` branch only a GPU takes); and the rest
     of that block from the import on (what follows ``if not on_gpu: return ...``). So a function
     reachable on the CPU can still have its GPU part proved unreachable.
     """
     module = ast.parse(text)
+    gpu_only = gpu_names(module, gpu_modules)
     source = Source(text)
     found: dict[str, Candidate] = {}
 
@@ -794,7 +846,11 @@ def gpu_candidates(text: str, path: str, gpu_modules: Sequence[str]) -> list[Can
                     for block in blocks
                     if direct(block)
                 ]
-                if imports or any(_is_gpu_dispatch(d) for d in statement.decorator_list):
+                if (
+                    imports
+                    or any(_is_gpu_dispatch(d) for d in statement.decorator_list)
+                    or _loaded_names(statement.body) & gpu_only
+                ):
                     candidate(qualname, statement.body, statement.end_lineno or statement.lineno)
                 for block, index in imports:
                     last = max(s.end_lineno or s.lineno for s in block)
@@ -1640,6 +1696,15 @@ def _timeout(baseline: float) -> float:
     return 120 + 5 * baseline
 
 
+# What pytest prints (exit 4) when a conftest.py raises on import: the suite cannot start.
+CONFTEST_BROKEN = "ImportError while loading conftest"
+
+
+def by_function(tests: Sequence[str]) -> list[str]:
+    """Test ids without their parameters (``t.py::f[1]`` is ``t.py::f``), each once, in order."""
+    return list(dict.fromkeys(test.split("[", 1)[0] for test in tests))
+
+
 def run_one(
     workspace: Workspace,
     runner: Runner,
@@ -1659,6 +1724,11 @@ def run_one(
         result = runner.run(["-x", *PYTEST_ARGS, *tests], timeout=timeout)
         if result["rc"] == 3:  # pytest's internal error, e.g. an unraisable warning at exit: again
             result = runner.run(["-x", *PYTEST_ARGS, *tests], timeout=timeout)
+        if result["rc"] == 4 and any("[" in test for test in tests):
+            # A parametrised test's id can hold the mutated value ("[12]" became "[13]"), and
+            # pytest cannot find the old one: run those tests by name, every parameter.
+            tests = by_function(tests)
+            result = runner.run(["-x", *PYTEST_ARGS, *tests], timeout=timeout)
     finally:
         workspace.restore(runner.tree, mutant.path)
     scope = "the suite" if selected is None else f"{len(tests)} tests"
@@ -1668,6 +1738,8 @@ def run_one(
         return Outcome(mutant, "killed", f"timed out ({scope})", **times)
     if rc == 0:
         return Outcome(mutant, "survived", f"{scope} green", **times)
+    if rc == 4 and CONFTEST_BROKEN in runner.log.read_text("utf-8", errors="replace"):
+        return Outcome(mutant, "killed", f"{scope}: conftest fails to import", **times)
     if rc in {3, 4, 5}:  # pytest's internal error, usage error, nothing collected: the tool's fault
         shutil.copy(runner.log, workspace.out / "logs" / f"error-{mutant.line}-{mutant.start}.log")
         return Outcome(mutant, "error", f"pytest exit {rc}", **times)
