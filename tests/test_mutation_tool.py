@@ -242,6 +242,43 @@ def test_a_string_passed_where_a_function_only_builds_messages_is_wording() -> N
     assert [(m.column, m.wording) for m in strings] == [(16, True), (18, False)]
 
 
+def test_a_string_assigned_to_a_local_read_only_in_messages_is_wording() -> None:
+    text = module(
+        """
+        def check(out, on_device):
+            kind = "device array" if on_device else "NumPy array"
+            mode = "strict"
+            if out is None:
+                raise TypeError(f"out must be a {kind}")
+            return mode
+        """
+    )
+    wording = {m.description.split(" ->")[0]: m.wording for m in only(text, "string")}
+    assert wording == {
+        '"device array"': True,
+        '"NumPy array"': True,
+        '"strict"': False,
+        'f"out must be a {kind}"': True,
+    }
+
+
+def test_the_default_of_a_parameter_used_only_in_messages_is_wording() -> None:
+    text = module(
+        """
+        def check(x, takes="NumPy arrays", mode="fast"):
+            if x is None:
+                raise TypeError(f"takes {takes}")
+            return mode
+        """
+    )
+    strings = only_with(text, "string", message_parameters([text]))
+    assert [(m.description.split(" ->")[0], m.wording) for m in strings] == [
+        ('"NumPy arrays"', True),
+        ('"fast"', False),
+        ('f"takes {takes}"', True),
+    ]
+
+
 def only_with(text: str, operator: str, messages: dict[str, frozenset[int | str]]) -> list[Mutant]:
     return [m for m in mutants_of(text, PATH, messages) if m.operator == operator]
 

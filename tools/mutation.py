@@ -255,6 +255,43 @@ def _message_only(function: ast.FunctionDef, messages: MessageParameters) -> fro
     arguments = function.args
     positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
     names = {*positional, *(a.arg for a in arguments.kwonlyargs)}
+    only = _read_only_in_messages(function, names, messages, stores_count=True)
+    return frozenset(
+        [*(i for i, name in enumerate(positional) if name in only)]
+        + [name for name in names if name in only]
+    )
+
+
+def message_locals(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, messages: MessageParameters
+) -> frozenset[str]:
+    """Local names ``function`` binds by plain assignment and reads only inside messages.
+
+    ``kind = "NumPy array"`` read only in ``raise TypeError(f"... {kind}")`` is message text
+    built ahead of the ``raise``: a string assigned to it is wording.
+    """
+    assigned = {
+        target.id
+        for statement in ast.walk(function)
+        if isinstance(statement, ast.Assign)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+    return frozenset(_read_only_in_messages(function, assigned, messages, stores_count=False))
+
+
+def _read_only_in_messages(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: set[str],
+    messages: MessageParameters,
+    *,
+    stores_count: bool,
+) -> set[str]:
+    """Which of ``names`` ``function`` reads, and reads only in messages.
+
+    With ``stores_count``, binding a name again is a use outside messages (a parameter that is
+    reassigned is data); without, only reads count (a local is bound to be read).
+    """
     elsewhere: set[str] = set()
     used: set[str] = set()
 
@@ -277,19 +314,17 @@ def _message_only(function: ast.FunctionDef, messages: MessageParameters) -> fro
                 visit(argument, message or id(argument) in inside)
             return
         if isinstance(node, ast.Name) and node.id in names:
-            used.add(node.id)
-            if not (message and isinstance(node.ctx, ast.Load)):
-                elsewhere.add(node.id)
+            loaded = isinstance(node.ctx, ast.Load)
+            if loaded or stores_count:
+                used.add(node.id)
+                if not (message and loaded):
+                    elsewhere.add(node.id)
         for child in ast.iter_child_nodes(node):
             visit(child, message)
 
     for statement in function.body:
         visit(statement, False)
-    only = used - elsewhere
-    return frozenset(
-        [*(i for i, name in enumerate(positional) if name in only)]
-        + [name for name in names if name in only]
-    )
+    return used - elsewhere
 
 
 def message_parameters(texts: Iterable[str]) -> dict[str, frozenset[int | str]]:
@@ -349,6 +384,7 @@ class _Collector:
         self.context = _Context()
         self.names: list[str] = []
         self.keep: set[int] = set()  # constants left alone (ids of their nodes)
+        self.message_locals: list[frozenset[str]] = [frozenset()]  # per enclosing function
 
     # Each mutation is one replacement; context fields say where it lives.
     def add(
@@ -404,9 +440,19 @@ class _Collector:
                 return  # __all__: names for `import *` and documentation
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 return  # a bare string: documentation
+            elif self.builds_message(node):
+                with self.with_context(message=True):
+                    self.mutate_statement(node)
+                    self.visit_fields(node)
             else:
                 self.mutate_statement(node)
                 self.visit_fields(node)
+
+    def builds_message(self, node: ast.stmt) -> bool:
+        """An assignment to names the function reads only in messages (message text)."""
+        return isinstance(node, ast.Assign) and all(
+            isinstance(t, ast.Name) and t.id in self.message_locals[-1] for t in node.targets
+        )
 
     def is_all(self, node: ast.Assign | ast.AnnAssign) -> bool:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -418,14 +464,26 @@ class _Collector:
         qualname = ".".join([*self.names, node.name])
         body = _without_docstring(node.body)
         lines = (node.body[0].lineno, node.end_lineno or node.lineno)
-        defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        with_defaults = positional[len(positional) - len(arguments.defaults) :]
+        keyword = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+        defaults = [
+            *zip(with_defaults, arguments.defaults, strict=True),
+            *((a, d) for a, d in keyword if d is not None),
+        ]
+        # A default of a parameter the function only puts into messages is message text too.
+        only = _message_only(node, self.messages) if isinstance(node, ast.FunctionDef) else ()
         with self.with_context(function=qualname, scope="signature", body=lines):
-            for default in defaults:
-                self.visit_expression(default)
+            for argument, default in defaults:
+                with self.with_context(message=argument.arg in only):
+                    self.visit_expression(default)
         self.names.append(node.name)
+        self.message_locals.append(message_locals(node, self.messages))
         with self.with_context(function=qualname, scope="body", body=lines, message=False):
             for statement in body:
                 self.visit_statement(statement)
+        self.message_locals.pop()
         self.names.pop()
 
     def visit_class(self, node: ast.ClassDef) -> None:
