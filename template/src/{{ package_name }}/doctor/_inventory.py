@@ -21,7 +21,7 @@ __all__ = [
 
 # Distributions worth listing in a report, by name pattern.
 _RELEVANT = re.compile(
-    r"^(numpy|cupy(-.*)?|numba|numba-cuda|cuda-(python|bindings|core|toolkit|pathfinder)"
+    r"^(numpy|cupy(-.*)?|numba|numba-cuda(-mlir)?|cuda-(python|bindings|core|toolkit|pathfinder)"
     r"|nvidia-.*|pycuda|torch|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|nvidia-ml-py|pynvml)$"
 )
 # Wheels whose own version is the CUDA version. Math libraries (cuBLAS, cuFFT, ...) are left out
