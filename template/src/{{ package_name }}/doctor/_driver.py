@@ -44,9 +44,9 @@ def _from_nvml() -> DriverInfo:
         for index in range(pynvml.nvmlDeviceGetCount()):
             handle = pynvml.nvmlDeviceGetHandleByIndex(index)
             major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(handle)
-            memory = pynvml.nvmlDeviceGetMemoryInfo(handle).total // _MIB
+            memory = int(pynvml.nvmlDeviceGetMemoryInfo(handle).total) // _MIB
             name = _text(pynvml.nvmlDeviceGetName(handle))
-            gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(memory)))
+            gpus.append(GPUInfo(index, name, f"{major}.{minor}", memory))
         return DriverInfo(
             _text(pynvml.nvmlSystemGetDriverVersion()),
             _cuda_version(int(pynvml.nvmlSystemGetCudaDriverVersion_v2())),
