@@ -144,7 +144,7 @@ class DriverTooOld(Check):
             return None
         major = max(groups)  # the newest runtime installed sets the bar
         minimum = MIN_DRIVER_BY_MAJOR.get(major)
-        version = version_tuple(facts.driver.version or "")
+        version = version_tuple(facts.driver.version)
         if minimum is not None and version:
             if version >= version_tuple(minimum):
                 return None
@@ -155,7 +155,7 @@ class DriverTooOld(Check):
                 f"upgrade the NVIDIA driver to >= {minimum}{older}",
             )
         # No driver version (cuda.bindings tells only the newest CUDA the driver supports).
-        supported = version_tuple(facts.driver.cuda_version or "")
+        supported = version_tuple(facts.driver.cuda_version)
         if not supported or supported[0] >= major:
             return None
         return cls.found(

@@ -137,7 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
-        "--probe", action="store_true", help="also import CuPy to confirm the GPU module's choice"
+        "--probe",
+        action="store_true",
+        help="also import the GPU libraries: CuPy to confirm the GPU module's choice, cuda.core "
+        "and cuda.bindings to read the driver",
     )
     args = parser.parse_args(argv)
     try:

@@ -1,24 +1,32 @@
-"""Ask the NVIDIA driver for its version and GPUs: NVML, then cuda.bindings, then nvidia-smi.
+"""Ask the NVIDIA driver for its version and GPUs: NVML, cuda.core, cuda.bindings, nvidia-smi.
 
 Each source is tried only when the one before it is unavailable, and none raises: a failure is
-recorded as the reason the driver could not be read.
+recorded as the reason the driver could not be read. docs/troubleshooting.md ("How the doctor
+reads the driver") compares the sources and says why they are asked in this order.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._facts import DriverInfo, GPUInfo
 from ._tool import run_tool
 
-__all__ = ["query_driver"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["query_driver", "sources"]
 
 
 def _cuda_version(encoded: int) -> str:
     """Decode a CUDA version as NVML and the driver API give it: 1000 * major + 10 * minor."""
     return f"{encoded // 1000}.{encoded % 1000 // 10}"
+
+
+# NVML and the driver API count memory in bytes; the report shows MiB.
+_MIB = 1024 * 1024
 
 
 def _text(value: Any) -> str:
@@ -27,6 +35,7 @@ def _text(value: Any) -> str:
 
 
 def _from_nvml() -> DriverInfo:
+    """NVML through nvidia-ml-py: a ctypes wrapper that imports no GPU library."""
     import pynvml  # the module of the nvidia-ml-py distribution
 
     pynvml.nvmlInit()
@@ -35,9 +44,9 @@ def _from_nvml() -> DriverInfo:
         for index in range(pynvml.nvmlDeviceGetCount()):
             handle = pynvml.nvmlDeviceGetHandleByIndex(index)
             major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(handle)
-            memory = pynvml.nvmlDeviceGetMemoryInfo(handle).total // (1024 * 1024)
+            memory = int(pynvml.nvmlDeviceGetMemoryInfo(handle).total) // _MIB
             name = _text(pynvml.nvmlDeviceGetName(handle))
-            gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(memory)))
+            gpus.append(GPUInfo(index, name, f"{major}.{minor}", memory))
         return DriverInfo(
             _text(pynvml.nvmlSystemGetDriverVersion()),
             _cuda_version(int(pynvml.nvmlSystemGetCudaDriverVersion_v2())),
@@ -48,7 +57,41 @@ def _from_nvml() -> DriverInfo:
         pynvml.nvmlShutdown()
 
 
+def _kernel_driver_version(parts: tuple[int, ...]) -> str:
+    """The driver's version as NVIDIA prints it: ``(580, 65, 6)`` is 580.65.06."""
+    major, minor, *rest = parts
+    # The third number is always printed with two digits; a 2-tuple (WSL) has none.
+    return f"{major}.{minor}" + "".join(f".{patch:02d}" for patch in rest)
+
+
+def _from_cuda_core() -> DriverInfo:
+    """NVML through ``cuda.core.system``: a GPU library, so asked only with ``--probe``."""
+    from cuda.core import system
+
+    # With cuda-bindings older than 12.9.6 / 13.1.2 cuda.core.system answers through the CUDA
+    # runtime instead of NVML, and counting devices there initialises CUDA in this process.
+    if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:
+        raise RuntimeError(
+            "cuda.core.system reads NVML only with cuda-bindings >= 12.9.6 (CUDA 12) or "
+            ">= 13.1.2 (CUDA 13)"
+        )
+    gpus = []
+    for index in range(system.get_num_devices()):
+        device = system.Device(index=index)
+        major, minor = device.cuda_compute_capability
+        memory = int(device.memory_info.total) // _MIB
+        gpus.append(GPUInfo(index, _text(device.name), f"{major}.{minor}", memory))
+    cuda_major, cuda_minor = system.get_user_mode_driver_version()[:2]
+    return DriverInfo(
+        _kernel_driver_version(tuple(system.get_kernel_mode_driver_version())),
+        f"{cuda_major}.{cuda_minor}",
+        tuple(gpus),
+        "NVML (cuda.core.system)",
+    )
+
+
 def _from_cuda_bindings() -> DriverInfo:
+    """The CUDA driver API: ``cuInit`` initialises CUDA here, so asked only with ``--probe``."""
     from cuda.bindings import driver
 
     (status,) = driver.cuInit(0)
@@ -69,7 +112,7 @@ def _from_cuda_bindings() -> DriverInfo:
             attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
         )
         name = _text(raw_name).split("\x00", 1)[0]
-        gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(total) // (1024 * 1024)))
+        gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(total) // _MIB))
     # The driver API gives the CUDA version it supports, not the driver's own version number.
     return DriverInfo(None, _cuda_version(int(version)), tuple(gpus), "cuda.bindings")
 
@@ -89,6 +132,7 @@ def _number(text: str) -> int:
 
 
 def _from_nvidia_smi() -> DriverInfo:
+    """The driver's own command-line tool, which reads NVML in a process of its own."""
     smi = shutil.which("nvidia-smi")
     if smi is None:
         raise FileNotFoundError("nvidia-smi is not on PATH")
@@ -107,22 +151,40 @@ def _from_nvidia_smi() -> DriverInfo:
     return DriverInfo(version, None, gpus, "nvidia-smi")
 
 
-def query_driver(*, probe: bool = False) -> DriverInfo:
-    """Ask each source in turn; the first that answers wins, and the failures say why.
+def _named(source: Callable[[], DriverInfo]) -> str:
+    return source.__name__.removeprefix("_from_")
 
-    cuda.bindings is asked only with ``probe``: it is a GPU library, and the doctor imports none
-    unless told to. NVML (a thin ctypes wrapper) and nvidia-smi are always asked.
+
+def _why(exc: Exception) -> str:
+    """``Type: message``: repr() of NVMLError_LibraryNotFound is only its number, str() says why."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+
+
+def sources(*, probe: bool = False) -> list[Callable[[], DriverInfo]]:
+    """The sources :func:`query_driver` asks, in order.
+
+    nvidia-ml-py first: it is in every GPU extra, imports nothing but ctypes, and gives the
+    driver's version as NVIDIA prints it. cuda.core.system reads the same NVML, but importing
+    it imports cuda.core and cuda.bindings, which the GPU module counts as "CUDA may be
+    initialised" (a calling program's ``mp_context()`` would switch to spawn), and before
+    cuda-bindings 12.9.6 / 13.1.2 it counts devices through the CUDA runtime. So it is asked
+    only with ``probe``, as is cuda.bindings' driver API, whose ``cuInit`` initialises CUDA.
     """
+    if probe:
+        return [_from_nvml, _from_cuda_core, _from_cuda_bindings, _from_nvidia_smi]
+    return [_from_nvml, _from_nvidia_smi]
+
+
+def query_driver(*, probe: bool = False) -> DriverInfo:
+    """Ask each of :func:`sources` in turn; the first that answers wins, the failures say why."""
     failures = []
-    sources = [_from_nvml, _from_cuda_bindings, _from_nvidia_smi]
-    if not probe:
-        sources.remove(_from_cuda_bindings)
-    for source in sources:
+    for source in sources(probe=probe):
         try:
             info = source()
         except Exception as exc:  # any failure of a source is a finding, not a crash
-            failures.append(f"{source.__name__.removeprefix('_from_')}: {exc!r}")
+            failures.append(f"{_named(source)}: {_why(exc)}")
             continue
         if info.present:
             return info
+        failures.append(f"{_named(source)}: answered with nothing")
     return DriverInfo(None, None, (), "none", "; ".join(failures))

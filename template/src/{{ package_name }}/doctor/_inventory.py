@@ -21,7 +21,7 @@ __all__ = [
 
 # Distributions worth listing in a report, by name pattern.
 _RELEVANT = re.compile(
-    r"^(numpy|cupy(-.*)?|numba|numba-cuda|cuda-(python|bindings|core|toolkit|pathfinder)"
+    r"^(numpy|cupy(-.*)?|numba|numba-cuda(-mlir)?|cuda-(python|bindings|core|toolkit|pathfinder)"
     r"|nvidia-.*|pycuda|torch|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|nvidia-ml-py|pynvml)$"
 )
 # Wheels whose own version is the CUDA version. Math libraries (cuBLAS, cuFFT, ...) are left out
@@ -34,8 +34,10 @@ _VERSION_IS_CUDA = re.compile(
 _TOOLKIT = re.compile(r"^(cuda-toolkit|nvidia-cuda-(runtime|nvrtc)(-cu\d+)?)$")
 
 
-def version_tuple(version: str) -> tuple[int, ...]:
-    """The leading dotted numbers of a version ("580.65.06" -> (580, 65, 6)); () for "abc"."""
+def version_tuple(version: str | None) -> tuple[int, ...]:
+    """The leading dotted numbers of a version ("580.65.06" -> (580, 65, 6)); () for "abc", None."""
+    if version is None:
+        return ()
     match = re.match(r"\d+(\.\d+)*", version.strip())
     return tuple(int(part) for part in match.group().split(".")) if match else ()
 

@@ -34,7 +34,8 @@ def collect(*, probe: bool = False, paths: Iterable[str] | None = None) -> Repor
     Parameters
     ----------
     probe
-        Also import the GPU libraries (CuPy, cuda.bindings) to confirm what the package decides.
+        Also import the GPU libraries: CuPy to confirm what the package decides, cuda.core and
+        cuda.bindings to read the driver.
     paths
         Where to read installed packages' metadata; default ``sys.path``.
     """
