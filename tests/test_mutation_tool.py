@@ -534,13 +534,19 @@ PROJECT = {
 
         def tag():
             return 'pkg'
+
+
+        def width():
+            return 2
         """
     ),
     # Reads the module at import: a mutant that breaks tag() breaks the whole suite.
     "tests/conftest.py": "from pkg.mod import tag\n\nTAG = tag().upper()\n",
     "tests/test_mod.py": module(
         """
-        from pkg.mod import probe_driver, scale
+        from pkg.mod import probe_driver, scale, width
+
+        WIDTH = width() + 1  # read at import: a mutant of width() breaks collecting this module
 
 
         def test_scale_doubles():
@@ -641,6 +647,19 @@ def test_a_mutant_that_breaks_the_conftest_at_import_is_killed(workspace: Worksp
     breaking = mutant_at(PROJECT[PATH], "`return 'pkg'` -> `return None`")
     outcome = run_one(workspace, workspace.runners[0], breaking, NO_COVERAGE, PROJECT)
     assert (outcome.status, outcome.detail) == ("killed", "the suite: conftest fails to import")
+
+
+def test_a_mutant_that_breaks_a_test_module_at_import_is_killed(workspace: Workspace) -> None:
+    breaking = mutant_at(PROJECT[PATH], "`return 2` -> `return None`")
+    # An id, as a coverage-based selection passes it: pytest then exits 4, not 2.
+    tests = {"tests/test_mod.py::test_scale_doubles": 0.1}
+    outcome = run_one(
+        workspace, workspace.runners[0], breaking, CoverageMap({}, tests, frozenset()), PROJECT
+    )
+    assert (outcome.status, outcome.detail) == (
+        "killed",
+        "the suite: a test module fails to import",
+    )
 
 
 def test_parametrised_tests_are_run_by_function_when_their_ids_changed() -> None:

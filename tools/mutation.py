@@ -1756,6 +1756,8 @@ def _timeout(baseline: float) -> float:
 
 # What pytest prints (exit 4) when a conftest.py raises on import: the suite cannot start.
 CONFTEST_BROKEN = "ImportError while loading conftest"
+# What it prints when a test module raises on import; with -x and ids, that too ends in exit 4.
+COLLECTION_ERROR = "ERROR collecting tests/"
 
 
 def by_function(tests: Sequence[str]) -> list[str]:
@@ -1796,8 +1798,11 @@ def run_one(
         return Outcome(mutant, "killed", f"timed out ({scope})", **times)
     if rc == 0:
         return Outcome(mutant, "survived", f"{scope} green", **times)
-    if rc == 4 and CONFTEST_BROKEN in runner.log.read_text("utf-8", errors="replace"):
+    log = runner.log.read_text("utf-8", errors="replace") if rc == 4 else ""
+    if CONFTEST_BROKEN in log:
         return Outcome(mutant, "killed", f"{scope}: conftest fails to import", **times)
+    if COLLECTION_ERROR in log:  # the unmutated suite collects: the mutant broke an import
+        return Outcome(mutant, "killed", f"{scope}: a test module fails to import", **times)
     if rc in {3, 4, 5}:  # pytest's internal error, usage error, nothing collected: the tool's fault
         shutil.copy(runner.log, workspace.out / "logs" / f"error-{mutant.line}-{mutant.start}.log")
         return Outcome(mutant, "error", f"pytest exit {rc}", **times)
