@@ -47,10 +47,23 @@ __all__ = [
 ]
 
 
+def _simulator_enabled() -> bool:
+    """Whether Numba will run kernels in its CUDA simulator, read as Numba reads it.
+
+    Numba takes ``int(NUMBA_ENABLE_CUDASIM)`` and treats a value that is not an integer as off
+    (with a warning), so ``00`` is off and ``2`` is on; any other reading would name a target
+    Numba is not using.
+    """
+    try:
+        return int(os.environ.get("NUMBA_ENABLE_CUDASIM", 0)) != 0
+    except ValueError:
+        return False
+
+
 def _cuda_target() -> tuple[Any, str]:
     """The CUDA module kernels compile with, and its name (which the doctor and tests report)."""
     # Numba reads the simulator switch from the environment when it is first imported.
-    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0").strip() not in {"", "0"}:
+    if _simulator_enabled():
         return importlib.import_module("numba.cuda"), "numba-cuda simulator"
     try:
         return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir"
