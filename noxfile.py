@@ -20,7 +20,8 @@ DOCS_HTML = ROOT / "docs" / "_build" / "html"
 def tests(session: nox.Session) -> None:
     """Render the template across the answer matrix and test every result (slow included)."""
     session.install("--group", "test")
-    session.run("pytest", *session.posargs)
+    # The slowest tests in every log: where to look when the run nears its time budget.
+    session.run("pytest", "--durations=15", *session.posargs)
 
 
 @nox.session(python=PYTHON)
