@@ -23,6 +23,14 @@ from template_data import copier_documents, cuda_majors, library_choices, questi
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 WORKING_TREE_TAG = "v0.0.0"
+# The exhaustive tests of the code the template maintains (the GPU module, the doctor, the kernel
+# machinery, the fakes). They prove the template, so they stay out of a user's project: this
+# suite lays them into template/tests/ of a snapshot and renders them beside each project's own
+# tests, with the same answers and the same `_exclude` rules.
+OWNED_TESTS = Path(__file__).resolve().parent / "owned"
+
+# Not this suite's tests: they import a rendered package and run inside a render.
+collect_ignore = ["owned"]
 
 # Option lists and majors are read from copier.yml and the matrix, never typed here.
 ALL_LIBRARIES = list(library_choices())
@@ -134,12 +142,25 @@ def copy_working_tree(dst: Path) -> None:
         shutil.copy2(src, target)
 
 
-def snapshot_working_tree(dst: Path, tag: str = WORKING_TREE_TAG) -> Path:
+def overlay_owned_tests(template_root: Path) -> None:
+    """Lay the template-owned code's tests (``tests/owned/``) into ``template_root``'s tree."""
+    target = template_root / "template" / "tests"
+    for src in sorted(OWNED_TESTS.iterdir()):
+        if src.is_file() and src.suffix in {".py", ".jinja", ".toml"}:
+            shutil.copy2(src, target / src.name)
+
+
+def snapshot_working_tree(
+    dst: Path, tag: str = WORKING_TREE_TAG, *, owned_tests: bool = False
+) -> Path:
     """Copy the working tree into a fresh repo, commit and tag it.
 
-    Rendering from the tag makes uncommitted edits testable and keeps ``_commit`` stable.
+    Rendering from the tag makes uncommitted edits testable and keeps ``_commit`` stable. With
+    ``owned_tests``, every render also carries the tests of the template-owned code.
     """
     copy_working_tree(dst)
+    if owned_tests:
+        overlay_owned_tests(dst)
     git("init", "-q", "-b", "main", cwd=dst)
     git("add", "-A", cwd=dst)
     git("commit", "-q", "-m", "snapshot of the working tree", cwd=dst)
@@ -176,6 +197,15 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
 def template_repo(tmp_path_factory: pytest.TempPathFactory, isolated_environment: None) -> Path:
     """The working tree, committed and tagged in a throw-away repository."""
     return snapshot_working_tree(tmp_path_factory.mktemp("template") / "repo")
+
+
+@pytest.fixture(scope="session")
+def suite_template_repo(
+    tmp_path_factory: pytest.TempPathFactory, isolated_environment: None
+) -> Path:
+    """The working tree with ``tests/owned/`` laid into its template, committed and tagged."""
+    root = tmp_path_factory.mktemp("suite-template") / "repo"
+    return snapshot_working_tree(root, owned_tests=True)
 
 
 Render = Callable[..., Path]
@@ -237,15 +267,31 @@ def render(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Ren
     return _render
 
 
+@pytest.fixture(scope="session")
+def render_suite(suite_template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Render:
+    """Render a project with the template-owned code's tests beside its own (same answers)."""
+
+    def _render(answers: Mapping[str, Any] | None = None, name: str = "project") -> Path:
+        dst = tmp_path_factory.mktemp("suite") / name
+        return copy_template(suite_template_repo, dst, answers or {}, WORKING_TREE_TAG)
+
+    return _render
+
+
 @dataclass(frozen=True)
 class Built:
-    """A rendered project with its sdist, wheel and a venv that has the wheel installed."""
+    """A rendered project with its sdist, wheel and a venv that has the wheel installed.
+
+    ``suite`` is the same answers rendered with the template-owned code's tests beside the
+    project's own: the tests that prove the template run there, against the same wheel.
+    """
 
     answers: dict[str, Any]
     project: Path
     sdist: Path
     wheel: Path
     venv_python: Path
+    suite: Path | None = None
 
     def answer(self, key: str) -> Any:
         """The answer Copier recorded for ``key`` (defaults included)."""
@@ -253,7 +299,7 @@ class Built:
         return recorded[key]
 
 
-def build_and_install(project: Path, answers: dict[str, Any]) -> Built:
+def build_and_install(project: Path, answers: dict[str, Any], suite: Path | None = None) -> Built:
     """Build sdist and wheel with uv, then install the wheel and the dev group in a fresh venv.
 
     The venv uses the project's minimum Python, so every render also proves its floor.
@@ -269,12 +315,12 @@ def build_and_install(project: Path, answers: dict[str, Any]) -> Built:
     # --python, not VIRTUAL_ENV: nox's own environment variables must not redirect the install.
     install = ["uv", "pip", "install", "--quiet", "--python", str(venv_python)]
     run([*install, str(wheel), "--group", "dev"], cwd=project)
-    return Built(dict(answers), project, sdist, wheel, venv_python)
+    return Built(dict(answers), project, sdist, wheel, venv_python, suite)
 
 
 @pytest.fixture(scope="session", params=sorted(RENDER_MATRIX))
-def built(request: pytest.FixtureRequest, render: Render) -> Built:
+def built(request: pytest.FixtureRequest, render: Render, render_suite: Render) -> Built:
     """Each render of the matrix, built and installed once per test session."""
     answers = RENDER_MATRIX[request.param]
     project = render(answers, name=request.param)
-    return build_and_install(project, answers)
+    return build_and_install(project, answers, render_suite(answers, name=request.param))

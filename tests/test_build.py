@@ -6,8 +6,10 @@ minimum Python; they are marked ``slow`` (`nox -s tests_quick` leaves them out).
 
 from __future__ import annotations
 
+import re
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from conftest import Built, run
@@ -15,18 +17,30 @@ from conftest import Built, run
 pytestmark = pytest.mark.slow
 
 
+def suite_of(built: Built) -> Path:
+    """The render with the template-owned code's tests beside the project's own."""
+    assert built.suite is not None, "the matrix renders are built with their suite"
+    return built.suite
+
+
 def test_ruff_check_passes_on_the_rendered_code(built: Built) -> None:
     run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=built.project)
 
 
+def test_ruff_check_passes_on_the_owned_code_tests(built: Built) -> None:
+    run([sys.executable, "-m", "ruff", "check", "--no-cache", "tests"], cwd=suite_of(built))
+
+
 def test_ruff_format_leaves_the_rendered_code_unchanged(built: Built) -> None:
-    run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."], cwd=built.project)
+    for where in (built.project, suite_of(built)):
+        run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."], cwd=where)
 
 
 def test_mypy_strict_passes_on_package_tests_and_noxfile(built: Built) -> None:
+    # The suite render is the project plus the owned code's tests: one run checks both.
     out = run(
         [str(built.venv_python), "-m", "mypy", "--no-incremental", "--cache-dir=/dev/null"],
-        cwd=built.project,
+        cwd=suite_of(built),
     )
     assert "Success: no issues found" in out
 
@@ -60,6 +74,11 @@ def test_import_benchmark_prints_its_table(built: Built) -> None:
         assert row in out
 
 
+def passed(out: str) -> int:
+    found = re.search(r"(\d+) passed", out)
+    return int(found.group(1)) if found else 0
+
+
 def test_generated_tests_pass_against_the_installed_wheel(built: Built) -> None:
     package = built.answer("package_name")
     where = run(
@@ -71,5 +90,16 @@ def test_generated_tests_pass_against_the_installed_wheel(built: Built) -> None:
         [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-q"],
         cwd=built.project,
     )
-    assert " passed" in out
+    assert passed(out) > 0
+    assert " failed" not in out
+
+
+def test_owned_code_tests_pass_beside_the_projects_own(built: Built) -> None:
+    # The exhaustive tests of the GPU module, the doctor and the kernel machinery, against the
+    # same installed wheel: more tests than the project's own, and none of them fails.
+    cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    collected = re.search(r"(\d+) tests? collected", run([*cmd, "--co"], cwd=built.project))
+    assert collected, "the project's own tests could not be counted"
+    out = run(cmd, cwd=suite_of(built))
+    assert passed(out) > int(collected.group(1))
     assert " failed" not in out

@@ -48,10 +48,11 @@ def passed(out: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def kernels_project(render: Render) -> tuple[Built, str]:
+def kernels_project(render_suite: Render) -> tuple[Built, str]:
     """The render installed twice over: first CPU only (its kernel tests run then), then with
     numba-cuda added. Returns the project and the output of the CPU-only kernel tests."""
-    built = build_and_install(render(ANSWERS, name="kernels"), ANSWERS)
+    # With the owned code's tests: the checks, launch sizes and benchmark rules are among them.
+    built = build_and_install(render_suite(ANSWERS, name="kernels"), ANSWERS)
     cpu_out = pytest_in(built, "-q", *CPU_KERNEL_TESTS)
     # The simulator's numba-cuda, as the generated tests_sim session installs it.
     numba_cuda = MATRIX["majors"][str(ANSWERS["cuda_major"])]["simulator"]

@@ -22,6 +22,7 @@ import yaml
 from conftest import (
     ALL_LIBRARIES,
     MAJORS,
+    OWNED_TESTS,
     REPO_ROOT,
     copy_template,
     git,
@@ -35,11 +36,15 @@ JINJA_LINE = re.compile(r"^\s*\{%.*%\}\s*$")
 
 
 def template_paths() -> set[str]:
-    """Every path the template tree can render, files and folders, without the .jinja suffix."""
+    """Every path the template tree can render, files and folders, without the .jinja suffix.
+
+    The owned code's tests (tests/owned/) count as the tests/ files they are rendered into.
+    """
     paths = set()
     for path in TEMPLATE.rglob("*"):
         rel = path.relative_to(TEMPLATE).as_posix()
         paths.add(rel.removesuffix(".jinja"))
+    paths.update(f"tests/{path.name.removesuffix('.jinja')}" for path in OWNED_TESTS.iterdir())
     return paths
 
 

@@ -1511,7 +1511,8 @@ def render(answers: Mapping[str, Any], dst: Path) -> None:
     if dst.exists():
         shutil.rmtree(dst)
     with tempfile.TemporaryDirectory(prefix="mutation-template-") as tmp:
-        repo = snapshot_working_tree(Path(tmp) / "repo")
+        # With the template-owned code's tests (tests/owned/): they are what kills its mutants.
+        repo = snapshot_working_tree(Path(tmp) / "repo", owned_tests=True)
         copy_template(repo, dst, answers, "v0.0.0")
 
 
