@@ -9,40 +9,24 @@ simulator tests import it. Launchers take device arrays: Numba device arrays, Cu
 (``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but exact enough
 to test indexing, shared memory, barriers and atomics without a GPU.
 
-No kernel here uses warp shuffles: the simulator does not implement them, and a shared-memory tree
-is as fast for a reduction that is bound by memory bandwidth.
-
-The Laplacian kernel calls :func:`._numba_shared.stencil_point_source` compiled as an inlined
-device function: the same Python function the CPU loop compiles with ``numba.njit``.
+The worked examples' kernels (where the project has them) live in modules of their own beside
+this one, and use its target, its stream and its launcher.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import os
 import warnings
 from typing import Any
 
-import numpy as np
-
-from ._launch import (
-    BLOCK_2D,
-    THREADS_PER_BLOCK,
-    blocks_for,
-    check_threads_per_block,
-    grid_2d,
-    reduction_blocks,
-)
-from ._numba_shared import stencil_point_source
+from ._launch import THREADS_PER_BLOCK, blocks_for
 
 __all__ = [
     "BACKEND",
     "cupy_stream",
     "launch",
     "launch_axpy",
-    "launch_laplacian",
-    "launch_sum_of_squares",
     "sm_count",
 ]
 
@@ -103,10 +87,6 @@ def _performance_warning() -> type[Warning]:
 
 _PERFORMANCE_WARNING = _performance_warning()
 
-# Inlined: numba-cuda compiles a device function that is not inlined for the current device, which
-# needs a driver even to emit PTX.
-_stencil_point: Any = cuda.jit(device=True, inline="always")(stencil_point_source)
-
 
 def sm_count() -> int:
     """Multiprocessors on the current device (the simulator reports its own small number)."""
@@ -122,8 +102,6 @@ def cupy_stream() -> Any:
 
 
 # --- kernels -------------------------------------------------------------------------------------
-# Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
-# cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
 
 
 def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
@@ -133,47 +111,6 @@ def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
 
 
 _axpy_kernel: Any = cuda.jit(_axpy)
-
-
-@functools.cache
-def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
-    element = dtype.type  # a NumPy scalar type: both targets take it (numba's types: only one)
-    zero = dtype.type(0)
-
-    def kernel(x: Any, out: Any) -> None:
-        partial = cuda.shared.array(threads, element)
-        tid = cuda.threadIdx.x
-        total = zero
-        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):  # grid-stride loop
-            total += x[i] * x[i]
-        partial[tid] = total
-        cuda.syncthreads()
-        step = threads // 2
-        while step > 0:  # tree in shared memory; every thread reaches every barrier
-            if tid < step:
-                partial[tid] += partial[tid + step]
-            cuda.syncthreads()
-            step //= 2
-        if tid == 0:
-            cuda.atomic.add(out, 0, partial[0])
-
-    return cuda.jit(kernel)
-
-
-def _laplacian(u: Any, out: Any) -> None:
-    col, first_row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
-    rows, cols = u.shape
-    if col >= cols:  # the last blocks overhang the grid
-        return
-    # A grid-stride loop over rows: the launch caps the grid's y at MAX_GRID_Y blocks.
-    for row in range(first_row, rows, cuda.gridsize(2)[1]):
-        if 0 < row < rows - 1 and 0 < col < cols - 1:
-            out[row, col] = _stencil_point(u, row, col)
-        else:
-            out[row, col] = 0
-
-
-_laplacian_kernel: Any = cuda.jit(_laplacian)
 
 
 # --- launchers -----------------------------------------------------------------------------------
@@ -199,32 +136,3 @@ def launch_axpy(
     blocks = blocks_for(out.size, threads)
     if blocks:  # a grid of zero blocks is a CUDA launch error
         launch(_axpy_kernel, blocks, threads, stream, a, x, y, out)
-
-
-def launch_sum_of_squares(
-    x: Any,
-    out: Any,
-    *,
-    threads: int = THREADS_PER_BLOCK,
-    sms: int | None = None,
-    stream: Any = _DEFAULT_STREAM,
-) -> None:
-    """Add the sum of ``x * x`` to ``out[0]`` (zero it first); ``x`` 1-D, ``out`` of x's dtype."""
-    check_threads_per_block(threads)
-    blocks = reduction_blocks(x.size, sm_count() if sms is None else sms, threads)
-    if blocks:
-        kernel = _sum_of_squares_kernel(threads, np.dtype(x.dtype))
-        launch(kernel, blocks, threads, stream, x, out)
-
-
-def launch_laplacian(
-    u: Any,
-    out: Any,
-    *,
-    block: tuple[int, int] = BLOCK_2D,
-    stream: Any = _DEFAULT_STREAM,
-) -> None:
-    """``out`` = the 5-point Laplacian of the 2-D C-contiguous ``u``, with zero edges."""
-    grid = grid_2d(u.shape, block)
-    if grid[0] and grid[1]:
-        launch(_laplacian_kernel, grid, block, stream, u, out)

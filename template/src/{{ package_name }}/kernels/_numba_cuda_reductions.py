@@ -1,0 +1,63 @@
+"""The reduction example's CUDA kernel (Numba): a grid-stride loop, a shared-memory tree, atomics.
+
+It compiles with :mod:`._numba_cuda`'s target when it is imported, so only GPU paths and
+simulator tests import it. No warp shuffles: the simulator does not implement them, and a
+shared-memory tree is as fast for a reduction bound by memory bandwidth.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ._launch import THREADS_PER_BLOCK, check_threads_per_block, reduction_blocks
+from ._numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
+
+# cupy_stream too: the dispatcher takes the launcher and its stream from one module.
+__all__ = ["cupy_stream", "launch_sum_of_squares"]
+
+# Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
+# cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
+
+
+@functools.cache
+def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
+    element = dtype.type  # a NumPy scalar type: both targets take it (numba's types: only one)
+    zero = dtype.type(0)
+
+    def kernel(x: Any, out: Any) -> None:
+        partial = cuda.shared.array(threads, element)
+        tid = cuda.threadIdx.x
+        total = zero
+        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):  # grid-stride loop
+            total += x[i] * x[i]
+        partial[tid] = total
+        cuda.syncthreads()
+        step = threads // 2
+        while step > 0:  # tree in shared memory; every thread reaches every barrier
+            if tid < step:
+                partial[tid] += partial[tid + step]
+            cuda.syncthreads()
+            step //= 2
+        if tid == 0:
+            cuda.atomic.add(out, 0, partial[0])
+
+    return cuda.jit(kernel)
+
+
+def launch_sum_of_squares(
+    x: Any,
+    out: Any,
+    *,
+    threads: int = THREADS_PER_BLOCK,
+    sms: int | None = None,
+    stream: Any = _DEFAULT_STREAM,
+) -> None:
+    """Add the sum of ``x * x`` to ``out[0]`` (zero it first); ``x`` 1-D, ``out`` of x's dtype."""
+    check_threads_per_block(threads)
+    blocks = reduction_blocks(x.size, sm_count() if sms is None else sms, threads)
+    if blocks:
+        kernel = _sum_of_squares_kernel(threads, np.dtype(x.dtype))
+        launch(kernel, blocks, threads, stream, x, out)

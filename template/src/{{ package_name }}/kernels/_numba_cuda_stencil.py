@@ -1,0 +1,50 @@
+"""The stencil example's CUDA kernel (Numba): a 2-D grid with a grid-stride loop over rows.
+
+The kernel calls :func:`._numba_shared.stencil_point_source` compiled as an inlined device
+function: the same Python function the CPU loop compiles with ``numba.njit``. It compiles with
+:mod:`._numba_cuda`'s target when it is imported, so only GPU paths and simulator tests import it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._launch import BLOCK_2D, grid_2d
+from ._numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
+from ._numba_shared import stencil_point_source
+
+# cupy_stream too: the dispatcher takes the launcher and its stream from one module.
+__all__ = ["cupy_stream", "launch_laplacian"]
+
+# Inlined: numba-cuda compiles a device function that is not inlined for the current device, which
+# needs a driver even to emit PTX.
+_stencil_point: Any = cuda.jit(device=True, inline="always")(stencil_point_source)
+
+
+def _laplacian(u: Any, out: Any) -> None:
+    col, first_row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
+    rows, cols = u.shape
+    if col >= cols:  # the last blocks overhang the grid
+        return
+    # A grid-stride loop over rows: the launch caps the grid's y at MAX_GRID_Y blocks.
+    for row in range(first_row, rows, cuda.gridsize(2)[1]):
+        if 0 < row < rows - 1 and 0 < col < cols - 1:
+            out[row, col] = _stencil_point(u, row, col)
+        else:
+            out[row, col] = 0
+
+
+_laplacian_kernel: Any = cuda.jit(_laplacian)
+
+
+def launch_laplacian(
+    u: Any,
+    out: Any,
+    *,
+    block: tuple[int, int] = BLOCK_2D,
+    stream: Any = _DEFAULT_STREAM,
+) -> None:
+    """``out`` = the 5-point Laplacian of the 2-D C-contiguous ``u``, with zero edges."""
+    grid = grid_2d(u.shape, block)
+    if grid[0] and grid[1]:
+        launch(_laplacian_kernel, grid, block, stream, u, out)

@@ -1,0 +1,57 @@
+"""Worked example: an existing CUDA C file (``laplacian.cu``) through CuPy's ``RawModule``.
+
+``RawModule`` compiles a CUDA C source with NVRTC; you choose the launch. The CPU twin is the same
+stencil in NumPy slices (:mod:`._cuda_c`). The pattern is :mod:`.cupy_kernels`'s: arguments
+checked once, CuPy arrays to the kernel, anything else to NumPy.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..gpu import gpu_dispatch
+from . import _checks
+from ._cuda_c import kernel_name, laplacian_numpy, read_source
+from ._launch import BLOCK_2D, grid_2d
+
+if TYPE_CHECKING:
+    from ._checks import Array
+
+__all__ = ["laplacian_raw"]
+
+
+# --- RawModule -----------------------------------------------------------------------------------
+
+
+@functools.cache
+def _raw_module() -> Any:
+    import cupy
+
+    return cupy.RawModule(code=read_source(), options=("-std=c++17",))
+
+
+def laplacian_raw(u: Array, *, out: Array | None = None) -> Array:
+    """The 5-point Laplacian (zero edges) by ``laplacian.cu`` through a ``cupy.RawModule``.
+
+    The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape
+    and dtype, be of ``u``'s kind, be C-contiguous and share no memory with ``u``.
+    """
+    u, _ = _checks.grid("laplacian_raw", u, out)
+    return _laplacian(u, out)
+
+
+@gpu_dispatch(cpu=laplacian_numpy, oom_fallback=False)
+def _laplacian(u: Array, out: Array | None) -> Array:
+    import cupy
+
+    u = cupy.ascontiguousarray(u)
+    result = cupy.empty(u.shape, dtype=u.dtype) if out is None else out
+    grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows
+    if grid[0] and grid[1]:  # a grid of zero blocks is a CUDA launch error
+        kernel = _raw_module().get_function(kernel_name(u.dtype))
+        rows, cols = u.shape
+        kernel(grid, BLOCK_2D, (u, result, np.int32(rows), np.int32(cols)))
+    return result
