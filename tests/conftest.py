@@ -19,7 +19,13 @@ from typing import Any
 
 import pytest
 import yaml
-from template_data import copier_documents, cuda_majors, library_choices, questions
+from template_data import (
+    copier_documents,
+    cuda_majors,
+    example_choices,
+    library_choices,
+    questions,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 WORKING_TREE_TAG = "v0.0.0"
@@ -34,13 +40,19 @@ collect_ignore = ["owned"]
 
 # Option lists and majors are read from copier.yml and the matrix, never typed here.
 ALL_LIBRARIES = list(library_choices())
+ALL_EXAMPLES = example_choices()
 MAJORS = cuda_majors()
 OLDEST_MAJOR, NEWEST_MAJOR = MAJORS[0], MAJORS[-1]
 
 # The render matrix: each entry names the answers it sets; the rest are defaults.
 RENDER_MATRIX: dict[str, dict[str, Any]] = {
     "defaults": {},
-    f"cuda{OLDEST_MAJOR}": {"cuda_major": OLDEST_MAJOR, "license": "BSD-3-Clause"},
+    # The default libraries with one worked example: the reductions without the stencil.
+    f"cuda{OLDEST_MAJOR}": {
+        "cuda_major": OLDEST_MAJOR,
+        "license": "BSD-3-Clause",
+        "examples": ["reductions"],
+    },
     "no-libraries": {
         "gpu_libraries": [],
         "docker": False,
@@ -55,6 +67,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
             {
                 "cuda_major": major,
                 "gpu_libraries": ALL_LIBRARIES,
+                "examples": ALL_EXAMPLES,
                 "ci": "gitlab",
                 "license": "Apache-2.0",
                 "python_min": "3.12",
@@ -63,15 +76,18 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
             else {
                 "cuda_major": major,
                 "gpu_libraries": ALL_LIBRARIES,
+                "examples": ALL_EXAMPLES,
                 "python_min": "3.13",
                 "dask": True,
             }
         )
         for major in MAJORS
     },
-    # No CuPy: the gpu marker asks the driver, and conftest imports differ.
+    # No CuPy: the gpu marker asks the driver, and conftest imports differ; the stencil runs on
+    # Numba and the CUDA C routes alone.
     "no-cupy": {
         "gpu_libraries": [lib for lib in ALL_LIBRARIES if lib not in {"cupy", "jax"}],
+        "examples": ["stencil"],
         "docs": "none",
     },
 }

@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ALL_LIBRARIES, RENDER_MATRIX, Render, git, tool
+from conftest import ALL_EXAMPLES, ALL_LIBRARIES, RENDER_MATRIX, Render, git, tool
 from template_data import load_computed
 
 PINS = load_computed("pins")
 ALL_OPTIONS = {
     "gpu_libraries": ALL_LIBRARIES,
+    "examples": ALL_EXAMPLES,
     "python_min": "3.12",
     "docs": "sphinx",
     "dask": True,

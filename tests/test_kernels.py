@@ -12,7 +12,7 @@ import re
 import zipfile
 
 import pytest
-from conftest import ALL_LIBRARIES, MAJORS, Built, Render, build_and_install, run
+from conftest import ALL_EXAMPLES, ALL_LIBRARIES, MAJORS, Built, Render, build_and_install, run
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
@@ -22,6 +22,7 @@ MATRIX = load_computed("cuda_matrix")
 ANSWERS = {
     "cuda_major": MAJORS[-1],
     "gpu_libraries": [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["kernels"]],
+    "examples": ALL_EXAMPLES,
 }
 # The kernel tests that need neither numba-cuda nor a GPU: CPU paths, argument checks, launch
 # sizes, the benchmark's timing rules, and the PyCUDA and cuda.core routes against fakes.

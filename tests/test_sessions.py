@@ -7,13 +7,18 @@ import os
 import subprocess
 
 import pytest
-from conftest import ALL_LIBRARIES, Built, Render, build_and_install, git
+from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Built, Render, build_and_install, git
 
 pytestmark = pytest.mark.slow
 
 VARIANTS = {
     "defaults": {},
-    "all-options": {"gpu_libraries": ALL_LIBRARIES, "python_min": "3.12", "docs": "sphinx"},
+    "all-options": {
+        "gpu_libraries": ALL_LIBRARIES,
+        "examples": ALL_EXAMPLES,
+        "python_min": "3.12",
+        "docs": "sphinx",
+    },
 }
 
 

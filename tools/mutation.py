@@ -1933,11 +1933,15 @@ def write_report(
 
 def renders() -> dict[str, dict[str, Any]]:
     """The renders measured: the default answers, and every GPU library on Python 3.12."""
-    from template_data import library_choices
+    from template_data import example_choices, library_choices
 
     return {
         "defaults": {},
-        "all-libraries": {"gpu_libraries": list(library_choices()), "python_min": "3.12"},
+        "all-libraries": {
+            "gpu_libraries": list(library_choices()),
+            "examples": example_choices(),
+            "python_min": "3.12",
+        },
     }
 
 

@@ -72,6 +72,12 @@ def library_choices() -> dict[str, str]:
     return {value: label.split(" (")[0] for label, value in choices.items()}
 
 
+def example_choices() -> list[str]:
+    """The ``examples`` choices (worked kernel examples beyond axpy), in copier.yml's order."""
+    choices: dict[str, str] = questions()["examples"]["choices"]
+    return list(choices.values())
+
+
 def cuda_majors() -> list[int]:
     """Every CUDA major the matrix offers, oldest first."""
     return sorted(int(major) for major in load_computed("cuda_matrix")["majors"])
