@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 import tarfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,14 @@ import pytest
 import yaml
 from conftest import (
     REPO_ROOT,
+    WORKING_TREE_TAG,
     build_and_install,
     copy_template,
     copy_working_tree,
     git,
+    parse_structured,
     run,
+    snapshot_working_tree,
     update_project,
 )
 from jinja2 import nodes
@@ -403,3 +406,138 @@ def test_project_tests_pass_after_the_update(
     assert " passed" in out
     assert " failed" not in out
     assert "1 passed" in run([*pytest_cmd, "tests/test_ops.py"], cwd=built.project)
+
+
+# --- 2. a template change to every file the template owns -------------------------------------
+
+OWNED_MARKER = "Maintained by cuda-template (copier update)"
+# Until every owned file carries the marker: the folders the template maintains.
+OWNED_FOLDERS = tuple(
+    f"template/{folder}"
+    for folder in (
+        "src/{{ package_name }}/gpu",
+        "src/{{ package_name }}/doctor",
+        "src/{{ package_name }}/kernels",
+        "tests",
+    )
+)
+# A line that stays valid in a file of each kind, by the rendered file's suffix (or name).
+COMMENT = {
+    **dict.fromkeys((".py", ".toml", ".yml", ".yaml", ".cfg", ".sh", ".txt"), "# {}"),
+    **dict.fromkeys(("Dockerfile", ".gitignore", ".dockerignore", ".gitattributes"), "# {}"),
+    **dict.fromkeys((".cu", ".cuh"), "// {}"),
+    ".md": "<!-- {} -->",
+}
+EDIT_TAG = "v0.0.1"
+
+
+def owned_template_files(template: Path) -> list[str]:
+    """The template's own files (paths under the template root): those with the marker when any
+    has it, else everything in the folders it maintains."""
+    files = sorted(p for p in (template / "template").rglob("*") if p.is_file())
+    marked = [p for p in files if OWNED_MARKER in p.read_text("utf-8", errors="replace")]
+    chosen = marked or [
+        p for p in files if any(p.is_relative_to(template / folder) for folder in OWNED_FOLDERS)
+    ]
+    return [p.relative_to(template).as_posix() for p in chosen]
+
+
+def rendered_path(template_path: str, package: str) -> str:
+    """Where a template file lands in a project."""
+    rel = template_path.removeprefix("template/").replace("{{ package_name }}", package)
+    return rel.removesuffix(".jinja")
+
+
+def edit_line(template_path: str, index: int) -> str:
+    rendered = Path(rendered_path(template_path, "pkg"))
+    kind = rendered.suffix or rendered.name
+    assert kind in COMMENT, f"no comment syntax known for {template_path}: add its kind"
+    return COMMENT[kind].format(f"cuda-template {EDIT_TAG} edit {index:03d}")
+
+
+@dataclass(frozen=True)
+class OwnedUpdate:
+    """Projects rendered from v0.0.0 with the user's files, updated to a version that appends a
+    line to every owned file."""
+
+    edits: dict[str, str]  # template path -> the line appended
+    projects: dict[str, Path]  # answer set -> project
+
+
+@pytest.fixture(scope="module")
+def owned_update(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnedUpdate]:
+    root = tmp_path_factory.mktemp("owned-update")
+    template = snapshot_working_tree(root / "template")
+    projects: dict[str, Path] = {}
+    for answer_set in ANSWER_SETS:
+        answers = answers_for(answer_set, questions())
+        if answer_set != "defaults":
+            answers["ci"] = "gitlab"  # github's files are in the defaults render
+        projects[answer_set] = root / answer_set
+        start_project(template, projects[answer_set], answers, WORKING_TREE_TAG)
+    edits = {path: edit_line(path, i) for i, path in enumerate(owned_template_files(template))}
+    for path, line in edits.items():
+        text = (template / path).read_text("utf-8")
+        (template / path).write_text(text + ("" if text.endswith("\n") else "\n") + line + "\n")
+    commit_all(template, "every owned file changes")
+    git("tag", EDIT_TAG, cwd=template)
+    for project in projects.values():
+        update_project(project, EDIT_TAG)
+    yield OwnedUpdate(edits, projects)
+    shutil.rmtree(root)
+
+
+@pytest.mark.slow
+def test_the_owned_files_are_found(owned_update: OwnedUpdate) -> None:
+    rendered = {rendered_path(path, "pkg") for path in owned_update.edits}
+    assert {"src/pkg/gpu/__init__.py", "src/pkg/doctor/__init__.py"} <= rendered
+    assert any(rel.startswith("tests/") for rel in rendered)
+
+
+@pytest.mark.slow
+def test_every_owned_file_is_in_a_tested_render(owned_update: OwnedUpdate) -> None:
+    projects = owned_update.projects.values()
+    missing = [
+        path
+        for path in owned_update.edits
+        if not any((p / rendered_path(path, package_of(p))).is_file() for p in projects)
+    ]
+    assert missing == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer_set", ANSWER_SETS)
+def test_every_owned_file_takes_the_change(owned_update: OwnedUpdate, answer_set: str) -> None:
+    project = owned_update.projects[answer_set]
+    package = package_of(project)
+    missed, broken = [], []
+    for path, line in owned_update.edits.items():
+        target = project / rendered_path(path, package)
+        if not target.is_file():
+            continue  # not in this render (test_every_owned_file_is_in_a_tested_render)
+        if line not in target.read_text("utf-8").splitlines():
+            missed.append(path)
+        try:
+            parse_structured(target)  # the appended line keeps the file valid
+        except (SyntaxError, ValueError, yaml.YAMLError):
+            broken.append(path)
+    assert missed == []
+    assert broken == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer_set", ANSWER_SETS)
+def test_a_change_to_every_owned_file_leaves_no_conflict(
+    owned_update: OwnedUpdate, answer_set: str
+) -> None:
+    assert conflicts(owned_update.projects[answer_set]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer_set", ANSWER_SETS)
+def test_the_users_files_are_untouched_by_the_change(
+    owned_update: OwnedUpdate, answer_set: str
+) -> None:
+    project = owned_update.projects[answer_set]
+    assert changed_user_files(project) == []
+    assert answers_file(project)["_commit"] == EDIT_TAG
