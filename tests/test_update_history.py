@@ -350,7 +350,8 @@ def updated_from(
 
     def _updated(sample: Sample, answer_set: str) -> Updated:
         if sample.name not in history_template.tags:
-            pytest.skip(f"{sample.commit[:7] or 'no previous version'} is not in this history")
+            where = sample.commit[:7] or "no commit"
+            pytest.skip(f"{sample.name} ({where}) is not in this clone's history")
         key = (sample.name, answer_set)
         if key not in done:
             answers = answers_for(answer_set, questions_at(sample.commit))
