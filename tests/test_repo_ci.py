@@ -120,6 +120,13 @@ def test_main_runs_lint_and_the_full_tests_and_the_schedule_adds_mutation() -> N
     assert ran["schedule"] == {"lint", "tests", "mutation"}
 
 
+def test_the_full_tests_check_out_the_history_the_update_tests_render() -> None:
+    # A shallow checkout would skip every update from an earlier commit without a failure.
+    job = load(CI)["jobs"]["tests"]
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0
+
+
 def test_every_session_ci_runs_is_in_the_noxfile() -> None:
     noxfile = (REPO_ROOT / "noxfile.py").read_text("utf-8")
     for workflow in WORKFLOWS:
