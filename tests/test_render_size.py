@@ -1,0 +1,43 @@
+"""Every line a render writes is a line its user must read and keep: the renders stay in budget.
+
+Counted as the lean-default issue counted them: every file of the render, blank lines included.
+The budgets are deterministic (a render is the same text each time), so they are tests; the
+figures are printed for ``pytest -s``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Render
+
+# The default answers, and every option on.
+BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
+    "defaults": ({}, 7_000),
+    "all-options": (
+        {
+            "gpu_libraries": ALL_LIBRARIES,
+            "examples": ALL_EXAMPLES,
+            "python_min": "3.12",
+            "dask": True,
+            "devcontainer": True,
+        },
+        10_000,
+    ),
+}
+
+
+def lines_of(project: Path) -> tuple[int, int]:
+    """Files and lines of every file of the render."""
+    files = [path for path in project.rglob("*") if path.is_file()]
+    return len(files), sum(len(path.read_bytes().splitlines()) for path in files)
+
+
+@pytest.mark.parametrize("name", sorted(BUDGETS))
+def test_the_render_stays_within_its_line_budget(render: Render, name: str) -> None:
+    answers, budget = BUDGETS[name]
+    files, lines = lines_of(render(answers, name=f"size-{name}"))
+    print(f"{name}: {files} files, {lines:,} lines (budget {budget:,})")
+    assert lines <= budget, f"the {name} render is {lines:,} lines, over its {budget:,}"
