@@ -25,6 +25,7 @@ from mutation import (
     gpu_candidates,
     gpu_libraries,
     is_python_program,
+    main,
     message_parameters,
     mutants_of,
     private_callers,
@@ -681,3 +682,11 @@ def test_the_score_counts_only_killed_and_survived() -> None:
     assert score_line(counts) == (
         "mutation score: 75.0% (killed 3, survived 1, unreachable 5, wording 2)"
     )
+
+
+def test_the_run_command_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse formats help with %: a bare percent sign in a help text crashed --help.
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--help"])
+    assert exit_info.value.code == 0
+    assert "of mutants" in capsys.readouterr().out
