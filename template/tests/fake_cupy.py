@@ -15,7 +15,9 @@ for CuPy relies on it, so that a test passing here does not pass by luck:
   between devices without peer access. ``cupy.asarray`` copies an array of another device onto
   the current one; ``.copy()`` copies onto the current device.
 - ``cupy.<name>`` is NumPy's function of that name, its array results on the current device;
-  dtypes and scalar types (``cupy.float32``, ``cupy.dtype``) are NumPy's own.
+  dtypes and scalar types (``cupy.float32``, ``cupy.dtype``) are NumPy's own. The same holds in
+  ``cupy.linalg`` and ``cupy.fft``. The submodules are modules (:func:`modules_of` lists them
+  for ``sys.modules``), so array-api-compat's CuPy namespace imports and computes on the fake.
 - ``cuda.get_current_stream()`` (the legacy default stream: ``ptr`` 0), ``cuda.Stream`` as a
   context manager, ``synchronize()`` (returns at once), ``cuda.runtime.CUDARuntimeError`` with
   ``.status``, ``cuda.memory.OutOfMemoryError``, the default memory pool (one object acting on
@@ -31,7 +33,7 @@ rest of the GPU path for real; asynchrony (everything completes at once, so a mi
 ``synchronize()`` goes unnoticed); memory limits (OutOfMemoryError only where a test raises
 it); peer access; one current device per host thread (the fake has one for the process);
 device checks in array methods (``a.sum()`` runs whatever the current device);
-``cupy.random``, ``cupy.linalg``, ``cupy.fft`` and other submodules; DLPack; ``cupyx.scipy``.
+``cupy.random`` and the other submodules; DLPack; ``cupyx.scipy``.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ __all__ = [
     "OutOfMemoryError",
     "make_fake_cupy",
     "make_fake_cupyx",
+    "modules_of",
 ]
 
 _ERROR_NAMES = {
@@ -425,8 +428,26 @@ def make_fake_cupy(
 
     pools = {"device": _MemoryPool(state, device_count if type(device_count) is int else 0)}
     pinned = _PinnedMemoryPool()
-    module = ModuleType("cupy")
-    module.__dict__.update(
+    runtime = _module(
+        "cupy.cuda.runtime",
+        getDeviceCount=state.get_device_count,
+        getDevice=lambda: state.current,
+        setDevice=state.set_device,
+        runtimeGetVersion=lambda: 13000,
+        driverGetVersion=lambda: 13000,
+        CUDARuntimeError=CUDARuntimeError,
+    )
+    cuda = _module(
+        "cupy.cuda",
+        Device=Device,
+        Stream=Stream,
+        get_current_stream=current_stream,
+        device=_module("cupy.cuda.device", Device=Device),
+        runtime=runtime,
+        memory=_module("cupy.cuda.memory", OutOfMemoryError=OutOfMemoryError),
+    )
+    module = _module(
+        "cupy",
         __version__="0.0.0+fake",
         ndarray=ndarray,
         asarray=asarray,
@@ -435,41 +456,62 @@ def make_fake_cupy(
         get_default_memory_pool=lambda: pools["device"],
         get_default_pinned_memory_pool=lambda: pinned,
         pools={"device": pools["device"], "pinned": pinned},
-        cuda=SimpleNamespace(
-            Device=Device,
-            Stream=Stream,
-            get_current_stream=current_stream,
-            runtime=SimpleNamespace(
-                getDeviceCount=state.get_device_count,
-                getDevice=lambda: state.current,
-                setDevice=state.set_device,
-                runtimeGetVersion=lambda: 13000,
-                driverGetVersion=lambda: 13000,
-                CUDARuntimeError=CUDARuntimeError,
-            ),
-            memory=SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
-        ),
+        cuda=cuda,
+        linalg=_module("cupy.linalg"),
+        fft=_module("cupy.fft"),
     )
 
-    def numpy_on_device(name: str) -> Any:
-        if name.startswith("_"):  # NumPy's private and dunder names (__version__) are not CuPy's
-            raise AttributeError(f"module 'cupy' has no attribute {name!r}")
-        value = getattr(np, name)  # AttributeError for a name NumPy lacks, as CuPy would
-        if isinstance(value, ModuleType):
-            raise AttributeError(f"the fake CuPy does not model cupy.{name}")
-        if isinstance(value, type) or not callable(value):
-            return value  # dtypes, scalar types and constants are NumPy's own
+    def numpy_on_device(numpy_module: ModuleType, fake: ModuleType) -> None:
+        """Serve ``fake.<name>`` as NumPy's ``numpy_module.<name>``, on the current device."""
 
-        def on_device(*args: Any, **kwargs: Any) -> Any:
-            host_args = _to_host(args, check_device=True)
-            result = value(*host_args, **_to_host(kwargs, check_device=True))
-            return _to_device(result, ndarray, state.current)
+        def lookup(name: str) -> Any:
+            if name.startswith("_"):  # NumPy's private and dunder names are not CuPy's
+                raise AttributeError(f"module {fake.__name__!r} has no attribute {name!r}")
+            value = getattr(numpy_module, name)  # AttributeError for a name NumPy lacks
+            if isinstance(value, ModuleType):
+                raise AttributeError(f"the fake CuPy does not model {fake.__name__}.{name}")
+            if isinstance(value, type) or not callable(value):
+                return value  # dtypes, scalar types and constants are NumPy's own
 
-        on_device.__name__ = name
-        return on_device
+            def on_device(*args: Any, **kwargs: Any) -> Any:
+                host_args = _to_host(args, check_device=True)
+                result = value(*host_args, **_to_host(kwargs, check_device=True))
+                return _to_device(result, ndarray, state.current)
 
-    module.__dict__["__getattr__"] = numpy_on_device
+            on_device.__name__ = name
+            return on_device
+
+        fake.__dict__["__getattr__"] = lookup
+        # `from cupy import *` (array-api-compat's CuPy namespace does it) takes these names.
+        fake.__dict__["__all__"] = [
+            name
+            for name in numpy_module.__all__
+            if not name.startswith("_") and not isinstance(getattr(numpy_module, name), ModuleType)
+        ]
+
+    for numpy_module, fake in ((np, module), (np.linalg, module.linalg), (np.fft, module.fft)):
+        numpy_on_device(numpy_module, fake)
     return module
+
+
+def _module(name: str, **attributes: Any) -> ModuleType:
+    """A module ``name`` holding ``attributes``; a package (it has ``__path__``) for submodules."""
+    module = ModuleType(name)
+    module.__dict__.update(attributes, __path__=[])
+    return module
+
+
+def modules_of(fake: ModuleType) -> dict[str, ModuleType]:
+    """``fake`` and its submodules by name: the entries to put in ``sys.modules``.
+
+    With them, ``import cupy.cuda.device`` (and ``from cupy.linalg import *``) find the fake, as
+    array-api-compat's CuPy namespace needs.
+    """
+    found = {fake.__name__: fake}
+    for value in vars(fake).values():
+        if isinstance(value, ModuleType) and value.__name__.startswith(f"{fake.__name__}."):
+            found.update(modules_of(value))
+    return found
 
 
 def make_fake_cupyx() -> ModuleType:
