@@ -16,8 +16,9 @@ for CuPy relies on it, so that a test passing here does not pass by luck:
   the current one; ``.copy()`` copies onto the current device.
 - ``cupy.<name>`` is NumPy's function of that name, its array results on the current device;
   dtypes and scalar types (``cupy.float32``, ``cupy.dtype``) are NumPy's own. The same holds in
-  ``cupy.linalg`` and ``cupy.fft``. The submodules are modules (:func:`modules_of` lists them
-  for ``sys.modules``), so array-api-compat's CuPy namespace imports and computes on the fake.
+  ``cupy.linalg`` and ``cupy.fft``. ``cupy``, ``cupy.cuda`` and their submodules are modules
+  (:func:`modules_of` lists them for ``sys.modules``), so array-api-compat's CuPy namespace
+  imports, and computes on the fake.
 - ``cuda.get_current_stream()`` (the legacy default stream: ``ptr`` 0), ``cuda.Stream`` as a
   context manager, ``synchronize()`` (returns at once), ``cuda.runtime.CUDARuntimeError`` with
   ``.status``, ``cuda.memory.OutOfMemoryError``, the default memory pool (one object acting on
@@ -38,6 +39,7 @@ device checks in array methods (``a.sum()`` runs whatever the current device);
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 from types import ModuleType, SimpleNamespace
@@ -465,7 +467,8 @@ def make_fake_cupy(
         """Serve ``fake.<name>`` as NumPy's ``numpy_module.<name>``, on the current device."""
 
         def lookup(name: str) -> Any:
-            if name.startswith("_"):  # NumPy's private and dunder names are not CuPy's
+            # NumPy's private and dunder names (__version__) are not CuPy's.
+            if name.startswith("_"):
                 raise AttributeError(f"module {fake.__name__!r} has no attribute {name!r}")
             value = getattr(numpy_module, name)  # AttributeError for a name NumPy lacks
             if isinstance(value, ModuleType):
@@ -481,21 +484,29 @@ def make_fake_cupy(
             on_device.__name__ = name
             return on_device
 
-        fake.__dict__["__getattr__"] = lookup
-        # `from cupy import *` (array-api-compat's CuPy namespace does it) takes these names.
-        fake.__dict__["__all__"] = [
-            name
-            for name in numpy_module.__all__
-            if not name.startswith("_") and not isinstance(getattr(numpy_module, name), ModuleType)
-        ]
+        fake.__dict__.update(__getattr__=lookup, __all__=list(_star_names(numpy_module)))
 
     for numpy_module, fake in ((np, module), (np.linalg, module.linalg), (np.fft, module.fft)):
         numpy_on_device(numpy_module, fake)
     return module
 
 
+@functools.cache
+def _star_names(numpy_module: ModuleType) -> tuple[str, ...]:
+    """The names ``from cupy import *`` takes (array-api-compat's CuPy namespace does it)."""
+    return tuple(
+        name
+        for name in numpy_module.__all__
+        if not name.startswith("_") and not isinstance(getattr(numpy_module, name), ModuleType)
+    )
+
+
 def _module(name: str, **attributes: Any) -> ModuleType:
-    """A module ``name`` holding ``attributes``; a package (it has ``__path__``) for submodules."""
+    """A module ``name`` holding ``attributes``, and a package.
+
+    Its ``__path__`` makes an import of a child the fake lacks say ``No module named
+    'cupy.random'`` rather than ``'cupy' is not a package``.
+    """
     module = ModuleType(name)
     module.__dict__.update(attributes, __path__=[])
     return module
