@@ -1951,7 +1951,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="render, mutate, test, report")
     run.add_argument("--render", action="append", help="defaults or all-libraries (repeatable)")
-    run.add_argument("--quick", action="store_true", help=f"test {QUICK_FRACTION * 100:.0f}%% of mutants")
+    run.add_argument(
+        "--quick", action="store_true", help=f"test {QUICK_FRACTION * 100:.0f}%% of mutants"
+    )
     run.add_argument("--sample", type=float, default=1.0, help="fraction of mutants to test")
     run.add_argument("--seed", type=int, default=0, help="seed of the sample")
     run.add_argument(
