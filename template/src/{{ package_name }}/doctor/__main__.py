@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """``python -m <package>.doctor``: the command line lives in ``_cli``."""
 
 from __future__ import annotations

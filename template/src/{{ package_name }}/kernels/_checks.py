@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Argument checks shared by every kernel route: each public function validates here once.
 
 A public kernel function calls one of :func:`elementwise`, :func:`reduction` or :func:`grid`, and

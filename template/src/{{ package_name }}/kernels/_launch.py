@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Launch configuration: how many threads per block and how many blocks, and why.
 
 Rules of thumb, all of which hold from Pascal to Blackwell:

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """CuPy's four routes to a custom GPU kernel, each next to its NumPy equivalent.
 
 =====================  ==========================================================================
