@@ -7,4 +7,6 @@ import sys
 
 from ._cli import main
 
-sys.exit(main())
+# Guarded, so that importing the module (the API docs do) runs nothing.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -72,7 +72,7 @@ def grid_2d(shape: tuple[int, int], block: tuple[int, int] = BLOCK_2D) -> tuple[
 
     ``x`` runs along columns (the contiguous axis) and ``y`` along rows, matching
     ``cuda.grid(2)`` and ``blockIdx.x``/``blockIdx.y`` in CUDA C. ``x`` covers every column;
-    ``y`` covers every row up to :data:`MAX_GRID_Y` blocks, beyond which the kernels' grid-stride
+    ``y`` covers every row up to ``MAX_GRID_Y`` blocks, beyond which the kernels' grid-stride
     loop over rows takes each thread to further rows.
     """
     rows, cols = shape
