@@ -8,7 +8,8 @@ and under the simulator).
 
 .. code-block:: python
 
-    from mypackage.kernels.numba_cuda import cuda, cupy_stream, launch
+    from .kernels import THREADS_PER_BLOCK, blocks_for
+    from .kernels.numba_cuda import cuda, cupy_stream, launch
 
     @cuda.jit
     def _scale(a, x, out):
