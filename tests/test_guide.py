@@ -7,6 +7,7 @@ the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and the stric
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -36,6 +37,33 @@ def guide_files(page: str) -> dict[str, str]:
 def test_guide_files_are_read_with_their_paths() -> None:
     page = "Text.\n\n`src/p/a.py`:\n\n```python\nx = 1\n```\n\n```console\nls\n```\n"
     assert guide_files(page) == {"src/p/a.py": "x = 1\n"}
+
+
+def template_privates(source: str, package: str) -> list[str]:
+    """The private modules or names of the template's packages that ``source`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        parts = [package] * (node.level > 0) + (node.module or "").split(".")
+        if parts[:1] != [package] or parts[1:2] not in ([area] for area in TEMPLATE_AREAS):
+            continue
+        names = parts[2:] + [alias.name for alias in node.names]
+        found += [name for name in names if name.startswith("_")]
+    return found
+
+
+def test_private_imports_of_the_template_are_found() -> None:
+    source = "from .kernels import _checks, checks\nfrom p.gpu._arrays import x\nfrom . import _me"
+    assert template_privates(source, "p") == ["_checks", "_arrays"]
+
+
+def test_guide_code_uses_only_public_names_of_the_template(render: Render) -> None:
+    project = render(ANSWERS, name="guide-public")
+    package = next(path.name for path in (project / "src").iterdir())
+    files = guide_files((project / "docs" / "extending.md").read_text("utf-8"))
+    used = {rel: template_privates(body, package) for rel, body in files.items()}
+    assert {rel: names for rel, names in used.items() if names} == {}
 
 
 @pytest.fixture(scope="module")
