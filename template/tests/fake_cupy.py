@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """A NumPy-backed stand-in for CuPy, so that GPU code paths run on a machine without a GPU.
 
 :func:`make_fake_cupy` builds a module to put in ``sys.modules["cupy"]`` (the ``fake_gpu`` and

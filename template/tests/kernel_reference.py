@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """What the kernels must compute, written apart from the package: the tests' independent answers."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The doctor's checks: each one a small class over the facts, registered by being defined.
 
 To add a finding, add a class here (code, severity, why, ``check``), a test that builds the facts

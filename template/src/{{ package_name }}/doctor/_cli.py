@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The doctor's command line: a table for people, JSON for programs, and the exit code."""
 
 from __future__ import annotations

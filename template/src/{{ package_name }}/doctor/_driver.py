@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Ask the NVIDIA driver for its version and GPUs: NVML, cuda.core, cuda.bindings, nvidia-smi.
 
 Each source is tried only when the one before it is unavailable, and none raises: a failure is

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """A finding, and the base class that every check of the doctor derives from.
 
 A check is a small class: a ``code``, a ``severity``, the ``why`` that holds whenever it fires,

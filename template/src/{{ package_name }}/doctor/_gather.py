@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Read the environment once into :class:`Facts`; each reader reports failure, never raises."""
 
 from __future__ import annotations

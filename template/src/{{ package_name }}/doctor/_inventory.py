@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """What CUDA-linked software is installed, read from package metadata without importing it."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The doctor's verdict: the facts it gathered and the findings its checks drew from them."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Run a command-line tool (nvidia-smi, nvcc) and read what it prints, whatever the bytes."""
 
 from __future__ import annotations

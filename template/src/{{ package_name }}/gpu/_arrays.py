@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Move arrays between host and device, and follow the namespace of the arrays a caller passes."""
 
 from __future__ import annotations

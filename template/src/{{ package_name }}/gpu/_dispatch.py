@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """One public function, two implementations: the GPU one for CuPy arrays, the CPU one otherwise."""
 
 from __future__ import annotations

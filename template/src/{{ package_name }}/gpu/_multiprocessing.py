@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Pick a multiprocessing start method that survives CUDA."""
 
 from __future__ import annotations

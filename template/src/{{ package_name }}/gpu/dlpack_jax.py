@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Share arrays with JAX through DLPack, on the host or on the GPU.
 
 JAX is imported inside each function, so this module costs nothing until it is used. JAX arrays

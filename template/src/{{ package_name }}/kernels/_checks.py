@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Argument checks shared by every kernel route: each public function validates here once.
 
 A public kernel function calls one of :func:`elementwise`, :func:`reduction` or :func:`grid`, and
@@ -55,7 +56,7 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 def is_device_array(a: object) -> bool:
     """True for an array in GPU memory of any library: CuPy, Numba, PyCUDA, ... Never imports one.
 
-    CuPy arrays are recognised by :func:`~..gpu.is_gpu_array`; the others by the
+    CuPy arrays are recognised by ``gpu.is_gpu_array``; the others by the
     ``__cuda_array_interface__`` protocol (looked up on the type, so no property runs) or by
     PyCUDA's ``gpudata`` attribute.
     """

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The CUDA C source shipped with the package (``laplacian.cu``) and its NumPy equivalent.
 
 Kernel files include the package's own headers (``grid_helpers.cuh``: index helpers every 2-D

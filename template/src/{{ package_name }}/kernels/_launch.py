@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Launch configuration: how many threads per block and how many blocks, and why.
 
 Rules of thumb, all of which hold from Pascal to Blackwell:
@@ -71,7 +72,7 @@ def grid_2d(shape: tuple[int, int], block: tuple[int, int] = BLOCK_2D) -> tuple[
 
     ``x`` runs along columns (the contiguous axis) and ``y`` along rows, matching
     ``cuda.grid(2)`` and ``blockIdx.x``/``blockIdx.y`` in CUDA C. ``x`` covers every column;
-    ``y`` covers every row up to :data:`MAX_GRID_Y` blocks, beyond which the kernels' grid-stride
+    ``y`` covers every row up to ``MAX_GRID_Y`` blocks, beyond which the kernels' grid-stride
     loop over rows takes each thread to further rows.
     """
     rows, cols = shape

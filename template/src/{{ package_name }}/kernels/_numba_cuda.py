@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """CUDA kernels in Python syntax (Numba), and the helpers that size their launches.
 
 The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The reduction example's CUDA kernel (Numba): a grid-stride loop, a shared-memory tree, atomics.
 
 It compiles with :mod:`._numba_cuda`'s target when it is imported, so only GPU paths and

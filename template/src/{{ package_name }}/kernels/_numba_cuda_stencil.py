@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The stencil example's CUDA kernel (Numba): a 2-D grid with a grid-stride loop over rows.
 
 The kernel calls :func:`._numba_shared.stencil_point_source` compiled as an inlined device

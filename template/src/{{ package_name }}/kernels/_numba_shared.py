@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Arithmetic that the CPU loops and the CUDA kernels share: each formula is written once.
 
 Each formula is a plain Python function, compiled twice: with ``numba.njit`` for the CPU loops

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """cuda.core: the explicit route, with a device, a stream and a compiled program in plain sight.
 
 cuda.core (NVIDIA's cuda-python) is the layer under the array libraries: pick a ``Device``,

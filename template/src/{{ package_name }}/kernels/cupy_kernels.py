@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """A custom GPU kernel with CuPy's ``ElementwiseKernel``, next to its NumPy equivalent.
 
 An ``ElementwiseKernel`` computes one output element per input element; its body is a line of

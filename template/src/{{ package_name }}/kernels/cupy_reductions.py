@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Worked example: reductions with CuPy's ``ReductionKernel`` and ``cupy.fuse``, and NumPy twins.
 
 =====================  ==========================================================================

@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Worked example: an existing CUDA C file (``laplacian.cu``) through CuPy's ``RawModule``.
 
 ``RawModule`` compiles a CUDA C source with NVRTC; you choose the launch. The CPU twin is the same

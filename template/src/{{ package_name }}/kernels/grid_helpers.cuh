@@ -1,3 +1,4 @@
+// Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 // Index helpers shared by the package's CUDA C kernels: no kernel of its own, only the arithmetic
 // that every 2-D kernel would otherwise repeat. It ships as package data beside the kernels; the
 // loader (_cuda_c.read_source) pastes it where a kernel file says #include "grid_helpers.cuh", so

@@ -1,3 +1,4 @@
+// Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 // The 5-point Laplacian of a 2-D grid in CUDA C, shared by every route that compiles CUDA C at
 // run time: CuPy's RawModule, cuda.core's Program (both through NVRTC, no CUDA toolkit needed)
 // and PyCUDA's SourceModule (through nvcc). It ships inside the package as package data.

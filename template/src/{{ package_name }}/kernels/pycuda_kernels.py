@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """PyCUDA: the legacy route, kept for projects that already use it.
 
 PyCUDA compiles ``laplacian.cu`` with ``SourceModule``, which runs ``nvcc``: it needs a CUDA

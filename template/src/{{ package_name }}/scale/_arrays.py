@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The package's array functions on chunked Dask arrays: per-chunk kernels, halos, tree sums.
 
 Each function checks its arguments here, from the arrays' shapes and dtypes, and returns a lazy

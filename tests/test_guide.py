@@ -1,0 +1,186 @@
+"""The rendered project's guide (docs/extending.md) works exactly as written.
+
+A default render gets every file the guide shows, written as the page says and in new files
+only; then the project's own checks run as a user runs them: ruff, ruff format, mypy, pytest,
+the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and the strict docs build.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Built, Render, build_and_install, run
+from template_data import load_computed
+
+MATRIX = load_computed("cuda_matrix")
+ANSWERS: dict[str, object] = {}  # the defaults: CuPy and Numba, docs on
+# A file of the guide: a line holding only its path in backticks and a colon, then its block.
+FILE_BLOCK = re.compile(
+    r"^`(?P<path>[^`\s]+)`:\n\n```(?P<lang>\w+)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL
+)
+# Where the template's own code lives (tests/test_boundary.py has the full rule).
+TEMPLATE_AREAS = ("gpu", "doctor", "kernels", "scale")
+
+
+def guide_files(page: str) -> dict[str, str]:
+    """The files a guide page shows, by path, each exactly as its block gives it."""
+    found = {m["path"]: m["body"] for m in FILE_BLOCK.finditer(page)}
+    assert len(found) == len(FILE_BLOCK.findall(page)), "a path is shown twice"
+    return found
+
+
+def test_guide_files_are_read_with_their_paths() -> None:
+    page = "Text.\n\n`src/p/a.py`:\n\n```python\nx = 1\n```\n\n```console\nls\n```\n"
+    assert guide_files(page) == {"src/p/a.py": "x = 1\n"}
+
+
+def template_privates(source: str, package: str) -> list[str]:
+    """The private modules or names of the template's packages that ``source`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        parts = [package] * (node.level > 0) + (node.module or "").split(".")
+        if parts[:1] != [package] or parts[1:2] not in ([area] for area in TEMPLATE_AREAS):
+            continue
+        names = parts[2:] + [alias.name for alias in node.names]
+        found += [name for name in names if name.startswith("_")]
+    return found
+
+
+def test_private_imports_of_the_template_are_found() -> None:
+    source = "from .kernels import _checks, checks\nfrom p.gpu._arrays import x\nfrom . import _me"
+    assert template_privates(source, "p") == ["_checks", "_arrays"]
+
+
+def test_guide_code_uses_only_public_names_of_the_template(render: Render) -> None:
+    project = render(ANSWERS, name="guide-public")
+    package = next(path.name for path in (project / "src").iterdir())
+    files = guide_files((project / "docs" / "extending.md").read_text("utf-8"))
+    used = {rel: template_privates(body, package) for rel, body in files.items()}
+    assert {rel: names for rel, names in used.items() if names} == {}
+
+
+@pytest.fixture(scope="module")
+def guided(render: Render) -> tuple[Built, dict[str, str]]:
+    """A default render with the guide's files added, built and installed."""
+    project = render(ANSWERS, name="guided")
+    files = guide_files((project / "docs" / "extending.md").read_text("utf-8"))
+    for rel, body in files.items():
+        target = project / rel
+        assert not target.exists(), f"the guide writes into an existing file: {rel}"
+        target.write_text(body, "utf-8")
+    return build_and_install(project, dict(ANSWERS)), files
+
+
+def pytest_in(built: Built, *args: str, sim: bool = False) -> str:
+    env = {"NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
+    cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
+    return run(cmd, cwd=built.project, env=env)
+
+
+@pytest.mark.slow
+def test_guide_adds_a_function_two_kernels_their_tests_and_a_benchmark_in_new_files(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    built, files = guided
+    package = built.answer("package_name")
+    assert {
+        f"src/{package}/ops.py",
+        f"src/{package}/my_kernels.py",
+        f"src/{package}/my_cupy_kernels.py",
+        "tests/test_my_kernels_cudasim.py",
+        "tests/test_my_kernels_ptx.py",
+        "benchmarks/kernels_mine.py",
+    } <= set(files)
+    inside = [rel for rel in files if rel.split("/")[:3:2] in (["src", a] for a in TEMPLATE_AREAS)]
+    assert inside == []
+
+
+@pytest.mark.slow
+def test_guide_code_passes_ruff_and_ruff_format(guided: tuple[Built, dict[str, str]]) -> None:
+    built, _ = guided
+    run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=built.project)
+    run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."], cwd=built.project)
+
+
+@pytest.mark.slow
+def test_guide_code_passes_mypy_strict(guided: tuple[Built, dict[str, str]]) -> None:
+    built, _ = guided
+    mypy = [str(built.venv_python), "-m", "mypy", "--no-incremental", "--cache-dir=/dev/null"]
+    assert "Success: no issues found" in run(mypy, cwd=built.project)
+
+
+@pytest.mark.slow
+def test_guide_tests_pass_with_the_projects_own(guided: tuple[Built, dict[str, str]]) -> None:
+    built, _ = guided
+    out = pytest_in(built, "-q")
+    assert " failed" not in out
+    for name in ("test_ops.py", "test_my_kernels.py", "test_my_cupy_kernels.py"):
+        assert name not in out, f"{name} was skipped:\n{out}"  # -rs lists skipped files
+
+
+@pytest.mark.slow
+def test_gpu_branch_guard_insists_on_a_test_for_the_users_dispatcher(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    built, _ = guided
+    test_ops = built.project / "tests" / "test_ops.py"
+    source = test_ops.read_text("utf-8")
+    test_ops.write_text(source.replace('@pytest.mark.gpu_branch(ops, "softmax")\n', ""), "utf-8")
+    try:
+        proc = subprocess.run(
+            [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests"],
+            cwd=built.project,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        test_ops.write_text(source, "utf-8")
+    assert proc.returncode == 1, proc.stdout
+    package = built.answer("package_name")
+    assert f"no test of their GPU branch: {package}.ops.softmax." in proc.stdout
+
+
+@pytest.mark.slow
+def test_guide_kernel_benchmark_row_joins_the_table(guided: tuple[Built, dict[str, str]]) -> None:
+    built, _ = guided
+    cmd = [str(built.venv_python), "benchmarks/kernels.py", "--size", "4096", "--repeat", "1"]
+    out = run([*cmd, "--dtype", "float64"], cwd=built.project)
+    assert "abs_diff, out=" in out
+
+
+@pytest.mark.slow
+def test_guide_modules_get_api_pages_in_a_strict_docs_build(
+    guided: tuple[Built, dict[str, str]], tmp_path: Path
+) -> None:
+    built, _ = guided
+    install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
+    run([*install, "--group", "docs"], cwd=built.project)
+    strict = ["-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html"]
+    run([str(built.venv_python), *strict, "docs", str(tmp_path)], cwd=built.project)
+    package = built.answer("package_name")
+    pages = {path.stem for path in (tmp_path / "generated").glob("*.html")}
+    assert {f"{package}.ops", f"{package}.my_kernels", f"{package}.my_cupy_kernels"} <= pages
+    assert (tmp_path / "extending.html").is_file()
+
+
+@pytest.mark.slow
+def test_guide_kernel_passes_the_simulator_and_ptx_tests(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    built, _ = guided
+    # numba-cuda as the project's tests_sim session installs it: the simulator and NVVM.
+    numba_cuda = MATRIX["majors"][str(built.answer("cuda_major"))]["simulator"]
+    install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
+    run([*install, *numba_cuda], cwd=built.project)
+    sim = pytest_in(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)
+    assert sim.count("PASSED") == 10, sim
+    ptx = pytest_in(built, "-v", *sorted(map(str, Path(built.project).glob("tests/test_*_ptx.py"))))
+    assert "test_my_kernels_ptx.py::test_abs_diff_kernel_compiles_to_ptx[float64] PASSED" in ptx
