@@ -91,6 +91,7 @@ def test_guide_adds_a_function_two_kernels_their_tests_and_a_benchmark_in_new_fi
     built, files = guided
     package = built.answer("package_name")
     assert {
+        f"src/{package}/stats.py",
         f"src/{package}/ops.py",
         f"src/{package}/my_kernels.py",
         f"src/{package}/my_cupy_kernels.py",
@@ -121,7 +122,7 @@ def test_guide_tests_pass_with_the_projects_own(guided: tuple[Built, dict[str, s
     built, _ = guided
     out = pytest_in(built, "-q")
     assert " failed" not in out
-    for name in ("test_ops.py", "test_my_kernels.py", "test_my_cupy_kernels.py"):
+    for name in ("test_stats.py", "test_ops.py", "test_my_kernels.py", "test_my_cupy_kernels.py"):
         assert name not in out, f"{name} was skipped:\n{out}"  # -rs lists skipped files
 
 
