@@ -300,7 +300,12 @@ def extract_commit(commit: str, dst: Path) -> None:
         ["git", "archive", "--format=tar", commit], cwd=REPO_ROOT, capture_output=True, check=True
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(dst, filter="data")
+        # Extraction filters came in 3.11.4 (and 3.10.12): Debian's 3.11.2 lacks them. The
+        # archive is this repository's own history, so the plain extraction is as safe there.
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(dst, filter="data")
+        else:
+            tar.extractall(dst)
 
 
 @dataclass(frozen=True)
