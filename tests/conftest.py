@@ -243,12 +243,16 @@ def copy_template(src: Path, dst: Path, answers: Mapping[str, Any], vcs_ref: str
     return dst
 
 
-def update_project(project: Path, vcs_ref: str) -> None:
-    """Run ``copier update`` to ``vcs_ref`` as a user does: untrusted, conflicts written inline."""
+def update_project(project: Path, vcs_ref: str, data: Mapping[str, Any] | None = None) -> None:
+    """Run ``copier update`` to ``vcs_ref`` as a user does: untrusted, conflicts written inline.
+
+    ``data`` changes answers, as ``--data`` does.
+    """
     from copier import run_update
 
     run_update(
         project,
+        data=dict(data or {}),
         defaults=True,
         overwrite=True,
         unsafe=False,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALL_EXAMPLES, OWNED_TESTS, WORKING_TREE_TAG, Render, git
+from conftest import ALL_EXAMPLES, OWNED_TESTS, WORKING_TREE_TAG, Render, git, update_project
 from template_data import exclude_blocks, questions
 
 PACKAGE = "my_gpu_project"
@@ -46,6 +46,16 @@ def names_in(project: Path) -> str:
 def stems(files: list[str]) -> set[str]:
     """The module names of an example's files (``numba_stencil``, ``test_kernels_cupy_stencil``)."""
     return {Path(name).name.split(".")[0] for name in files}
+
+
+def contents(project: Path) -> dict[Path, bytes]:
+    """Every file of the project outside .git, by its path in the project."""
+    files = (path for path in project.rglob("*") if path.is_file())
+    return {
+        path.relative_to(project): path.read_bytes()
+        for path in files
+        if ".git" not in path.relative_to(project).parts
+    }
 
 
 def test_no_example_is_chosen_by_default() -> None:
@@ -90,26 +100,14 @@ def test_nothing_in_the_render_names_an_example_that_is_off(
 def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     render: Render, template_repo: Path
 ) -> None:
-    from copier import run_update
-
     project = render({"gpu_libraries": LIBRARIES}, name="examples-toggle")
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render", cwd=project)
-    before = {p.relative_to(project): p.read_bytes() for p in project.rglob("*") if p.is_file()}
-    before = {path: data for path, data in before.items() if ".git" not in path.parts}
+    before = contents(project)
 
     def update(examples: list[str]) -> None:
-        run_update(
-            project,
-            data={"examples": examples},
-            defaults=True,
-            overwrite=True,
-            unsafe=False,
-            vcs_ref=WORKING_TREE_TAG,
-            quiet=True,
-            conflict="inline",
-        )
+        update_project(project, WORKING_TREE_TAG, data={"examples": examples})
         git("add", "-A", cwd=project)
         git("commit", "-q", "--allow-empty", "-m", f"examples={examples}", cwd=project)
 
@@ -117,8 +115,7 @@ def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     for example in ALL_EXAMPLES:
         assert all((project / name).is_file() for name in example_files(example)), example
     update([])
-    after = {p.relative_to(project): p.read_bytes() for p in project.rglob("*") if p.is_file()}
-    after = {path: data for path, data in after.items() if ".git" not in path.parts}
+    after = contents(project)
     assert sorted(after) == sorted(before)
     changed = sorted(str(path) for path in before if before[path] != after[path])
     # The answers file records the answer; every other file is byte for byte as rendered.
