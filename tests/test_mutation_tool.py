@@ -24,6 +24,8 @@ from mutation import (
     by_function,
     gpu_candidates,
     gpu_libraries,
+    gpu_names_of_modules,
+    imported_gpu_names,
     is_python_program,
     main,
     message_parameters,
@@ -477,6 +479,50 @@ def test_a_kernel_and_its_launcher_are_candidates_through_the_target_a_function_
 
 
 # Three modules only: a longer literal list would read as a retyped CUDA_MODULES.
+def test_a_kernel_in_another_module_is_a_candidate_through_the_target_it_imports() -> None:
+    # The target is bound in one module; a sibling imports it by name and compiles its kernel
+    # with it: the kernel and its launcher are as GPU-only there as in the target's module.
+    target = module(
+        """
+        import importlib
+
+
+        def _target():
+            return importlib.import_module("numba.cuda")
+
+
+        cuda = _target()
+        """
+    )
+    kernels = module(
+        """
+        from ._target import cuda
+
+
+        def _scale(a, x):
+            x[cuda.grid(1)] *= a
+
+
+        _kernel = cuda.jit(_scale)
+
+
+        def launch_scale(a, x):
+            _kernel[1, 32](a, x)
+
+
+        def host(a):
+            return 2 * a
+        """
+    )
+    texts = {"src/pkg/_target.py": target, "src/pkg/kernels.py": kernels}
+    shared = gpu_names_of_modules(texts, GPU_MODULES)
+    imported = imported_gpu_names(ast.parse(kernels), "src/pkg/kernels.py", shared)
+    assert imported == {"cuda"}
+    found = [c.name for c in gpu_candidates(kernels, "src/pkg/kernels.py", GPU_MODULES, imported)]
+    assert found == ["_scale", "launch_scale"]
+    assert gpu_candidates(kernels, "src/pkg/kernels.py", GPU_MODULES) == []
+
+
 FACTS = 'CUDA_MODULES: Final = ("cupy", "numba.cuda", "pycuda.driver")\n'
 PYPROJECT = '[project]\ndependencies = ["numpy>=2", "numba>=0.61"]\n'
 

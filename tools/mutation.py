@@ -801,19 +801,22 @@ def _assigned_names(statement: ast.Assign | ast.AnnAssign) -> set[str]:
     return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def gpu_names(module: ast.Module, gpu_modules: Sequence[str]) -> set[str]:
+def gpu_names(
+    module: ast.Module, gpu_modules: Sequence[str], imported: Iterable[str] = ()
+) -> set[str]:
     """Module-level names that only exist for the GPU: what such code binds, and what uses it.
 
-    Seeds are the module's functions that import a CUDA library. A module-level assignment whose
-    value reads a GPU name binds GPU names (``cuda = _cuda_target()``, then
-    ``_kernel = cuda.jit(_body)``), and a module-level function that reads one is one (a
-    ``@cuda.jit`` kernel's body reads ``cuda``; its launcher reads the kernel). Each is only a
-    candidate: the probes decide what the CPU suite reaches.
+    Seeds are the module's functions that import a CUDA library, and ``imported``: the names it
+    imports from a sibling module where they are GPU names (:func:`imported_gpu_names`). A
+    module-level assignment whose value reads a GPU name binds GPU names
+    (``cuda = _cuda_target()``, then ``_kernel = cuda.jit(_body)``), and a module-level function
+    that reads one is one (a ``@cuda.jit`` kernel's body reads ``cuda``; its launcher reads the
+    kernel). Each is only a candidate: the probes decide what the CPU suite reaches.
     """
     functions = {
         s.name: s for s in module.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
     }
-    found = {
+    found = set(imported) | {
         name
         for name, function in functions.items()
         if any(
@@ -835,6 +838,41 @@ def gpu_names(module: ast.Module, gpu_modules: Sequence[str]) -> set[str]:
             return found
 
 
+def imported_gpu_names(module: ast.Module, path: str, exported: Mapping[str, set[str]]) -> set[str]:
+    """The names ``module`` (at ``path``) imports from a sibling that are GPU names there.
+
+    ``from ._numba_cuda import cuda, launch`` in ``kernels/_numba_cuda_stencil.py`` makes
+    ``cuda`` and ``launch`` GPU names of that module too, when ``exported`` (path -> the GPU
+    names of each module, :func:`gpu_names`) says they are in ``kernels/_numba_cuda.py``.
+    """
+    package = path.rsplit("/", 1)[0]
+    found = set()
+    for statement in module.body:
+        if isinstance(statement, ast.ImportFrom) and statement.level == 1 and statement.module:
+            source = f"{package}/{statement.module.replace('.', '/')}.py"
+            names = exported.get(source, set())
+            found |= {
+                alias.asname or alias.name for alias in statement.names if alias.name in names
+            }
+    return found
+
+
+def gpu_names_of_modules(
+    texts: Mapping[str, str], gpu_modules: Sequence[str]
+) -> dict[str, set[str]]:
+    """The GPU names of every module (path -> names), their imports from each other included."""
+    modules = {path: ast.parse(text) for path, text in texts.items()}
+    names: dict[str, set[str]] = {path: set() for path in modules}
+    while True:  # a name imported through a chain of modules needs one pass per link
+        updated = {
+            path: gpu_names(module, gpu_modules, imported_gpu_names(module, path, names))
+            for path, module in modules.items()
+        }
+        if updated == names:
+            return names
+        names = updated
+
+
 def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
     """The statement lists nested in ``body`` (if/else, try/except, with, loops), not in defs."""
     for statement in body:
@@ -852,7 +890,9 @@ def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
             yield from _blocks(handler.body)
 
 
-def gpu_candidates(text: str, path: str, gpu_modules: Sequence[str]) -> list[Candidate]:
+def gpu_candidates(
+    text: str, path: str, gpu_modules: Sequence[str], imported: Iterable[str] = ()
+) -> list[Candidate]:
     """The parts of ``text`` that only a GPU should run: candidates for a proof.
 
     A module that imports a CUDA library at import; a function that imports one anywhere in its
@@ -860,10 +900,11 @@ def gpu_candidates(text: str, path: str, gpu_modules: Sequence[str]) -> list[Can
     a name only the GPU path binds (:func:`gpu_names`: a CUDA kernel, its launcher); the
     innermost block around each such import (the ``if`` branch only a GPU takes); and the rest
     of that block from the import on (what follows ``if not on_gpu: return ...``). So a function
-    reachable on the CPU can still have its GPU part proved unreachable.
+    reachable on the CPU can still have its GPU part proved unreachable. ``imported``: the GPU
+    names it takes from sibling modules (:func:`gpu_names_of_modules`).
     """
     module = ast.parse(text)
-    gpu_only = gpu_names(module, gpu_modules)
+    gpu_only = gpu_names(module, gpu_modules, imported)
     source = Source(text)
     found: dict[str, Candidate] = {}
 
@@ -1458,8 +1499,16 @@ def run_render(
     texts = found.texts
     try:
         coverage = measure(workspace, base / "coverage.json")
+        shared = gpu_names_of_modules(texts, found.gpu_modules)
         candidates = [
-            c for path in found.paths for c in gpu_candidates(texts[path], path, found.gpu_modules)
+            c
+            for path in found.paths
+            for c in gpu_candidates(
+                texts[path],
+                path,
+                found.gpu_modules,
+                imported_gpu_names(ast.parse(texts[path]), path, shared),
+            )
         ]
         proofs = prove(workspace, candidates, mutants, coverage, base / "proofs.json", texts)
         outcomes = run_mutants(workspace, mutants, coverage, proofs, texts, found.callers)
