@@ -34,6 +34,8 @@ WORKING_TREE_TAG = "v0.0.0"
 # suite lays them into template/tests/ of a snapshot and renders them beside each project's own
 # tests, with the same answers and the same `_exclude` rules.
 OWNED_TESTS = Path(__file__).resolve().parent / "owned"
+# The first line of every file a render's template maintains carries this (docs/extending.md).
+OWNED_MARKER = "Maintained by cuda-template (copier update)"
 
 # Not this suite's tests: they import a rendered package and run inside a render.
 collect_ignore = ["owned"]
@@ -262,6 +264,22 @@ def update_project(project: Path, vcs_ref: str, data: Mapping[str, Any] | None =
     )
 
 
+def project_files(project: Path) -> dict[str, bytes]:
+    """Every file of a project outside ``.git``, by its path in the project (POSIX)."""
+    return {
+        p.relative_to(project).as_posix(): p.read_bytes()
+        for p in sorted(project.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(project).parts
+    }
+
+
+def run_pytest_of(built: Built, *args: str, sim: bool = False) -> str:
+    """Run the built project's pytest (``-rs``: skips say why), under the simulator or not."""
+    env = {"NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
+    cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
+    return run(cmd, cwd=built.project, env=env)
+
+
 def parse_structured(path: Path) -> bool:
     """Parse a TOML, YAML or Python file (a syntax error raises); False for any other kind."""
     text = path.read_text("utf-8")
@@ -276,26 +294,26 @@ def parse_structured(path: Path) -> bool:
     return True
 
 
+def renderer(repo: Path, tmp_path_factory: pytest.TempPathFactory, folder: str) -> Render:
+    """Render ``repo``'s tag with the given answers into a new folder under ``folder``."""
+
+    def _render(answers: Mapping[str, Any] | None = None, name: str = "project") -> Path:
+        dst = tmp_path_factory.mktemp(folder) / name
+        return copy_template(repo, dst, answers or {}, WORKING_TREE_TAG)
+
+    return _render
+
+
 @pytest.fixture(scope="session")
 def render(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Render:
     """Render the working tree with the given answers into a new folder and return it."""
-
-    def _render(answers: Mapping[str, Any] | None = None, name: str = "project") -> Path:
-        dst = tmp_path_factory.mktemp("render") / name
-        return copy_template(template_repo, dst, answers or {}, WORKING_TREE_TAG)
-
-    return _render
+    return renderer(template_repo, tmp_path_factory, "render")
 
 
 @pytest.fixture(scope="session")
 def render_suite(suite_template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Render:
     """Render a project with the template-owned code's tests beside its own (same answers)."""
-
-    def _render(answers: Mapping[str, Any] | None = None, name: str = "project") -> Path:
-        dst = tmp_path_factory.mktemp("suite") / name
-        return copy_template(suite_template_repo, dst, answers or {}, WORKING_TREE_TAG)
-
-    return _render
+    return renderer(suite_template_repo, tmp_path_factory, "suite")
 
 
 @dataclass(frozen=True)

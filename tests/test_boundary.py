@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import NEWEST_MAJOR, RENDER_MATRIX, Render
+from conftest import NEWEST_MAJOR, OWNED_MARKER, RENDER_MATRIX, Render
 
-MARKER = "Maintained by cuda-template (copier update)"
 MARKER_LINES = {
-    ".py": f"# {MARKER}. Add your code in new files: see docs/extending.md.",
-    ".cu": f"// {MARKER}. Add your code in new files: see docs/extending.md.",
-    ".cuh": f"// {MARKER}. Add your code in new files: see docs/extending.md.",
+    ".py": f"# {OWNED_MARKER}. Add your code in new files: see docs/extending.md.",
+    ".cu": f"// {OWNED_MARKER}. Add your code in new files: see docs/extending.md.",
+    ".cuh": f"// {OWNED_MARKER}. Add your code in new files: see docs/extending.md.",
 }
 # The template's code, as globs in a render: the GPU module, the doctor, the kernel machinery
 # and its examples (a user copies an example rather than edit it), the scale-out module, and
@@ -79,7 +78,7 @@ def test_no_file_outside_the_templates_code_starts_with_the_marker(project: Path
     marked = sorted(
         str(path.relative_to(project))
         for path in project.rglob("*")
-        if path.is_file() and path not in owned and MARKER in first_line(path)
+        if path.is_file() and path not in owned and OWNED_MARKER in first_line(path)
     )
     assert marked == []
 
@@ -89,7 +88,7 @@ def test_the_files_a_user_edits_exist_and_carry_no_marker(project: Path) -> None
     assert {"pyproject.toml", "noxfile.py", "README.md", "CONTRIBUTING.md"} <= {
         path.name for path in found
     }
-    assert [str(path) for path in found if MARKER in first_line(path)] == []
+    assert [str(path) for path in found if OWNED_MARKER in first_line(path)] == []
 
 
 def test_the_marker_line_fits_the_lint_limit() -> None:

@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALL_EXAMPLES, OWNED_TESTS, WORKING_TREE_TAG, Render, git, update_project
+from conftest import (
+    ALL_EXAMPLES,
+    OWNED_TESTS,
+    WORKING_TREE_TAG,
+    Render,
+    git,
+    project_files,
+    update_project,
+)
 from template_data import exclude_blocks, questions
 
 PACKAGE = "my_gpu_project"
@@ -46,16 +54,6 @@ def names_in(project: Path) -> str:
 def stems(files: list[str]) -> set[str]:
     """The module names of an example's files (``numba_stencil``, ``test_kernels_cupy_stencil``)."""
     return {Path(name).name.split(".")[0] for name in files}
-
-
-def contents(project: Path) -> dict[Path, bytes]:
-    """Every file of the project outside .git, by its path in the project."""
-    files = (path for path in project.rglob("*") if path.is_file())
-    return {
-        path.relative_to(project): path.read_bytes()
-        for path in files
-        if ".git" not in path.relative_to(project).parts
-    }
 
 
 def test_no_example_is_chosen_by_default() -> None:
@@ -104,7 +102,7 @@ def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render", cwd=project)
-    before = contents(project)
+    before = project_files(project)
 
     def update(examples: list[str]) -> None:
         update_project(project, WORKING_TREE_TAG, data={"examples": examples})
@@ -115,8 +113,8 @@ def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     for example in ALL_EXAMPLES:
         assert all((project / name).is_file() for name in example_files(example)), example
     update([])
-    after = contents(project)
+    after = project_files(project)
     assert sorted(after) == sorted(before)
-    changed = sorted(str(path) for path in before if before[path] != after[path])
+    changed = sorted(path for path in before if before[path] != after[path])
     # The answers file records the answer; every other file is byte for byte as rendered.
     assert changed in ([], [".copier-answers.yml"])

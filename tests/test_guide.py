@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Built, Render, build_and_install, run
+from conftest import Built, Render, build_and_install, run, run_pytest_of
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
@@ -78,12 +78,6 @@ def guided(render: Render) -> tuple[Built, dict[str, str]]:
     return build_and_install(project, dict(ANSWERS)), files
 
 
-def pytest_in(built: Built, *args: str, sim: bool = False) -> str:
-    env = {"NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
-    cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
-    return run(cmd, cwd=built.project, env=env)
-
-
 @pytest.mark.slow
 def test_guide_adds_a_function_two_kernels_their_tests_and_a_benchmark_in_new_files(
     guided: tuple[Built, dict[str, str]],
@@ -120,7 +114,7 @@ def test_guide_code_passes_mypy_strict(guided: tuple[Built, dict[str, str]]) -> 
 @pytest.mark.slow
 def test_guide_tests_pass_with_the_projects_own(guided: tuple[Built, dict[str, str]]) -> None:
     built, _ = guided
-    out = pytest_in(built, "-q")
+    out = run_pytest_of(built, "-q")
     assert " failed" not in out
     for name in ("test_stats.py", "test_ops.py", "test_my_kernels.py", "test_my_cupy_kernels.py"):
         assert name not in out, f"{name} was skipped:\n{out}"  # -rs lists skipped files
@@ -181,7 +175,9 @@ def test_guide_kernel_passes_the_simulator_and_ptx_tests(
     numba_cuda = MATRIX["majors"][str(built.answer("cuda_major"))]["simulator"]
     install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
     run([*install, *numba_cuda], cwd=built.project)
-    sim = pytest_in(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)
+    sim = run_pytest_of(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)
     assert sim.count("PASSED") == 10, sim
-    ptx = pytest_in(built, "-v", *sorted(map(str, Path(built.project).glob("tests/test_*_ptx.py"))))
+    ptx = run_pytest_of(
+        built, "-v", *sorted(map(str, Path(built.project).glob("tests/test_*_ptx.py")))
+    )
     assert "test_my_kernels_ptx.py::test_abs_diff_kernel_compiles_to_ptx[float64] PASSED" in ptx

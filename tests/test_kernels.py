@@ -12,7 +12,16 @@ import re
 import zipfile
 
 import pytest
-from conftest import ALL_EXAMPLES, ALL_LIBRARIES, MAJORS, Built, Render, build_and_install, run
+from conftest import (
+    ALL_EXAMPLES,
+    ALL_LIBRARIES,
+    MAJORS,
+    Built,
+    Render,
+    build_and_install,
+    run,
+    run_pytest_of,
+)
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
@@ -37,12 +46,6 @@ CPU_KERNEL_TESTS = [
 ]
 
 
-def pytest_in(built: Built, *args: str, sim: bool = False) -> str:
-    env = {"NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
-    cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
-    return run(cmd, cwd=built.project, env=env)
-
-
 def passed(out: str) -> int:
     found = re.search(r"(\d+) passed", out)
     return int(found.group(1)) if found else 0
@@ -54,7 +57,7 @@ def kernels_project(render_suite: Render) -> tuple[Built, str]:
     numba-cuda added. Returns the project and the output of the CPU-only kernel tests."""
     # With the owned code's tests: the checks, launch sizes and benchmark rules are among them.
     built = build_and_install(render_suite(ANSWERS, name="kernels"), ANSWERS)
-    cpu_out = pytest_in(built, "-q", *CPU_KERNEL_TESTS)
+    cpu_out = run_pytest_of(built, "-q", *CPU_KERNEL_TESTS)
     # The simulator's numba-cuda, as the generated tests_sim session installs it.
     numba_cuda = MATRIX["majors"][str(ANSWERS["cuda_major"])]["simulator"]
     run(
@@ -79,7 +82,7 @@ def test_cuda_source_ships_in_the_wheel(kernels_project: tuple[Built, str]) -> N
 
 def test_numba_kernels_pass_under_the_cuda_simulator(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
-    out = pytest_in(built, "-q", "-m", "cudasim", sim=True)
+    out = run_pytest_of(built, "-q", "-m", "cudasim", sim=True)
     assert passed(out) >= 30
     assert "test_kernels_numba_cudasim.py" not in out  # not named: nothing skipped or failed
 
@@ -88,7 +91,7 @@ def test_simulated_laplacian_covers_rows_beyond_a_capped_grid(
     kernels_project: tuple[Built, str],
 ) -> None:
     built, _ = kernels_project
-    out = pytest_in(
+    out = run_pytest_of(
         built,
         "-v",
         "-m",
@@ -104,20 +107,20 @@ def test_simulated_laplacian_covers_rows_beyond_a_capped_grid(
 
 def test_numba_kernels_compile_to_ptx_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
-    out = pytest_in(built, "-q", "tests/test_kernels_numba_ptx.py")
+    out = run_pytest_of(built, "-q", "tests/test_kernels_numba_ptx.py")
     assert passed(out) >= 9
     assert "skipped" not in out
 
 
 def test_cuda_source_compiles_with_nvrtc_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
-    out = pytest_in(built, "-v", "tests/test_kernels_cuda_source.py")
+    out = run_pytest_of(built, "-v", "tests/test_kernels_cuda_source.py")
     assert "test_cuda_source_compiles_to_ptx_with_nvrtc PASSED" in out
 
 
 def test_gpu_kernel_tests_skip_with_the_reason(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
-    out = pytest_in(built, "-q", "-m", "gpu", "tests/test_kernels_cupy.py")
+    out = run_pytest_of(built, "-q", "-m", "gpu", "tests/test_kernels_cupy.py")
     assert "needs a CUDA GPU: no NVIDIA driver" in out
 
 

@@ -28,6 +28,7 @@ import jinja2
 import pytest
 import yaml
 from conftest import (
+    OWNED_MARKER,
     REPO_ROOT,
     WORKING_TREE_TAG,
     build_and_install,
@@ -35,6 +36,7 @@ from conftest import (
     copy_working_tree,
     git,
     parse_structured,
+    project_files,
     run,
     snapshot_working_tree,
     update_project,
@@ -239,14 +241,6 @@ def start_project(template: Path, project: Path, answers: Mapping[str, Any], ref
 CONFLICT_MARK = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 
 
-def project_files(project: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(project).as_posix(): p.read_bytes()
-        for p in sorted(project.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(project).parts
-    }
-
-
 def conflicts(project: Path) -> list[str]:
     """Files left with a rejected hunk or inline conflict markers."""
     return [
@@ -416,7 +410,6 @@ def test_project_tests_pass_after_the_update(
 
 # --- 2. a template change to every file the template owns -------------------------------------
 
-OWNED_MARKER = "Maintained by cuda-template (copier update)"
 # Until every owned file carries the marker: the folders the template maintains.
 OWNED_FOLDERS = tuple(
     f"template/{folder}"
