@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import (
+    ALL_EXAMPLES,
     RENDER_MATRIX,
     REPO_ROOT,
     WORKING_TREE_TAG,
@@ -19,6 +20,7 @@ from conftest import (
 )
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from refresh_names import own_names
 from template_data import load_computed
 
 # Build requirements run in an isolated build environment, never beside the package.
@@ -201,3 +203,15 @@ def test_every_requirement_a_render_lists_is_a_known_dependency(render: Render, 
     ]
     names = {canonicalize_name(Requirement(req).name) for req in listed}
     assert names - set(load_computed("dependency_distributions")) <= BUILD_ONLY
+
+
+@pytest.mark.parametrize("name", sorted(RENDER_MATRIX))
+def test_every_name_a_render_puts_on_sys_path_is_refused_as_the_package_name(
+    render_suite: Render, name: str
+) -> None:
+    # A package named like one of the project's test helpers would shadow it (or be shadowed):
+    # the suite render holds the project's own files and the template's tests beside them.
+    answers = {**RENDER_MATRIX[name], "examples": ALL_EXAMPLES}
+    project = render_suite(answers, name=f"own-names-{name}")
+    refused = set(load_computed("project_own_names"))
+    assert set(own_names(project)) - refused == set()

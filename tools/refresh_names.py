@@ -90,8 +90,15 @@ def _version(text: str) -> tuple[int, ...]:
 def render(dst: Path, major: int, python: str, libraries: list[str], dask: bool) -> Path:
     """Render the working tree (uncommitted edits included) with the given answers."""
     from copier import run_copy
+    from template_data import example_choices
 
-    answers = {"cuda_major": major, "python_min": python, "gpu_libraries": libraries, "dask": dask}
+    answers = {
+        "cuda_major": major,
+        "python_min": python,
+        "gpu_libraries": libraries,
+        "examples": example_choices(),  # every example: its files are on sys.path too
+        "dask": dask,
+    }
     run_copy(str(ROOT), dst, data=answers, defaults=True, unsafe=False, vcs_ref="HEAD", quiet=True)
     return dst
 
@@ -135,6 +142,17 @@ def own_names(project: Path) -> dict[str, str]:
         for path in sorted((project / folder).glob("*.py")):
             names[path.stem] = f"its {folder}/{path.name}"
     return {name: where for name, where in names.items() if IMPORT_NAME.fullmatch(name)}
+
+
+def owned_test_names() -> dict[str, str]:
+    """The template's own tests (tests/owned/), on sys.path beside each render in its suite."""
+    owned = sorted((ROOT / "tests" / "owned").glob("*.py*"))
+    stems = {path.name.removesuffix(".jinja").removesuffix(".py") for path in owned}
+    return {
+        stem: f"the template's own tests/{stem}.py, run beside it"
+        for stem in sorted(stems)
+        if IMPORT_NAME.fullmatch(stem)
+    }
 
 
 class _RemoteFile(io.RawIOBase):
@@ -252,6 +270,7 @@ def collect(workdir: Path) -> tuple[dict[str, set[str]], set[str], dict[str, str
         print(f"CUDA {major}, python_min {python}: {chosen}", file=sys.stderr)
         pins |= resolve(project, python)
         own.update(own_names(project))
+    own = {**owned_test_names(), **own}
     print(f"{len(pins)} distribution versions; reading their wheels", file=sys.stderr)
     imports: dict[str, set[str]] = defaultdict(set)
     with ThreadPoolExecutor(max_workers=8) as pool:
