@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,26 @@ DISTRIBUTION = st.builds(
 )
 
 
+# Free text near each cap, in characters as wide as two columns and ones that need an escape:
+# what decides whether an answer's line in docs/conf.py still fits ruff's 100 columns.
+CAPS = {"project_name": 80, "author_name": 100, "description": 200}
+WIDE_OR_ESCAPED = st.sampled_from([*"abcXYZ  ", "é", "汉", "😀", '"', "'", "\\"])
+
+
+def near_cap(key: str) -> st.SearchStrategy[str]:
+    cap = CAPS[key]
+    return st.text(WIDE_OR_ESCAPED, min_size=cap // 2, max_size=cap + 5).map(str.strip).filter(bool)
+
+
+# Project names a package name is derived from: Latin letters with accents, leading digits.
+DERIVABLE = st.builds(
+    "{}{} {}".format,
+    st.text("0123456789", max_size=3),
+    st.sampled_from(["Café", "Über", "Ærø", "Łódź", "Straße", "Ĳssel", "D"]),
+    st.sampled_from(["Tools", "Solver", "ñandú", "x"]),
+)
+
+
 @st.composite
 def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
     """Some answers generated, the others left to their defaults.
@@ -87,10 +108,12 @@ def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
     meant = draw(st.integers(0, 3)) > 0
     text = CLEAN if meant else FREE_TEXT
     answers: dict[str, Any] = {}
+    derived = False
     if draw(st.booleans()):
-        answers["project_name"] = draw(text)
-    # A project name without ASCII letters derives no package name: a person answers one.
-    if draw(st.booleans()) or (meant and "project_name" in answers):
+        derived = meant and draw(st.booleans())
+        answers["project_name"] = draw(DERIVABLE if derived else text)
+    # A project name without Latin letters or digits derives no package name: a person answers one.
+    if not derived and (draw(st.booleans()) or (meant and "project_name" in answers)):
         answers["package_name"] = draw(PACKAGE if meant else st.one_of(PACKAGE, ANY_TEXT))
     if draw(st.booleans()):
         answers["distribution_name"] = draw(
@@ -98,7 +121,9 @@ def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
         )
     for key in ("description", "author_name"):
         if draw(st.booleans()):
-            answers[key] = draw(text)
+            answers[key] = draw(near_cap(key) if draw(st.booleans()) else text)
+    if "project_name" not in answers and draw(st.integers(0, 3)) == 0:
+        answers["project_name"], answers["package_name"] = draw(near_cap("project_name")), "p"
     if draw(st.booleans()):
         answers["author_email"] = draw(st.emails() if meant else st.one_of(st.emails(), ANY_TEXT))
     return answers
@@ -142,6 +167,14 @@ def ruff(project: Path, *args: str) -> None:
     run([str(found) if found.exists() else "ruff", *args, "--no-cache", "."], cwd=project)
 
 
+def ascii_spelling(name: str) -> str:
+    """The letters and digits of ``name`` in ASCII, as Unicode decomposes them (``py`` first
+    where that starts with a digit): what a derived package name holds but its underscores."""
+    lowered = name.lower().translate(str.maketrans({"ß": "ss", "æ": "ae", "ø": "o", "ł": "l"}))
+    kept = "".join(c for c in unicodedata.normalize("NFKD", lowered) if c.isascii() and c.isalnum())
+    return "py" + kept if kept[:1].isdigit() else kept
+
+
 def check_accepted(project: Path, answers: dict[str, Any]) -> None:
     """Every claim about an accepted answer set; a failure names the file and the answer."""
     recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
@@ -173,6 +206,9 @@ def check_accepted(project: Path, answers: dict[str, Any]) -> None:
             where = f"{page} through {renderer}"
             assert text_of(rendered, "h1") == recorded["project_name"], where
             assert text_of(rendered, "p") == recorded["description"], where
+
+    if "package_name" not in answers and "project_name" in answers:
+        assert recorded["package_name"].replace("_", "") == ascii_spelling(answers["project_name"])
 
     docstring = ast.get_docstring(
         ast.parse((project / "src" / recorded["package_name"] / "__init__.py").read_text("utf-8"))
@@ -219,6 +255,9 @@ def render_plain(template: Path, dst: Path, answers: dict[str, Any]) -> None:
 @example(answers={"description": 'C:\\new "quoted" -- yes: no # not a comment'}).via("specials")
 @example(answers={"project_name": "yes", "description": "~"}).via("YAML words")
 @example(answers={"project_name": "P" * 80, "package_name": "p"}).via("the longest project name")
+@example(answers={"author_name": "A" * 89}).via("the widest author name")
+@example(answers={"author_name": "汉" * 44 + "a"}).via("the widest author name in wide characters")
+@example(answers={"project_name": "3D Café Über"}).via("accents and a leading digit")
 def test_answers_are_refused_with_a_message_or_render_a_green_project(
     plain_template: Path, tmp_path_factory: pytest.TempPathFactory, answers: dict[str, Any]
 ) -> None:

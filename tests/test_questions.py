@@ -5,6 +5,7 @@ from __future__ import annotations
 import keyword
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
     ),
     "project-name-without-ascii-letters": (
         {"project_name": "数据处理"},
-        "The import name cannot be empty. It is derived from the ASCII letters and digits of the "
+        "The import name cannot be empty. It is derived from the Latin letters and digits of the "
         "project name, and '数据处理' has none: answer package_name yourself, for example "
         "'gpu_tools'.",
     ),
@@ -133,6 +134,28 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         "The description must be a single line of printable text",
     ),
     "blank-author": ({"author_name": " "}, "The author name cannot be empty."),
+    "author-name-too-wide-for-docs-conf": (
+        {"author_name": "A" * 90},
+        'The author name is too wide for the line `author = "..."` of docs/conf.py, which must '
+        "fit ruff's 100 columns: a wide character (汉, 😀) takes two, a backslash or quote an "
+        "escape. Shorten it by 1 columns.",
+    ),
+    "author-name-of-wide-characters": ({"author_name": "汉" * 45}, "Shorten it by 1 columns."),
+    "author-name-of-escaped-characters": (
+        {"author_name": "\\" * 45},
+        "The author name is too wide for the line `author = ",
+    ),
+    "project-name-of-wide-characters": (
+        {"project_name": "汉" * 45, "package_name": "han"},
+        'The project name is too wide for the line `project = "..."` of docs/conf.py',
+    ),
+    "email-with-two-dots-in-a-row": (
+        {"author_email": "a..b@x.org"},
+        "'a..b@x.org' is not an e-mail address of the form name@example.org",
+    ),
+    "email-starting-with-a-dot": ({"author_email": ".a@x.org"}, "is not an e-mail address"),
+    "email-domain-starting-with-a-dash": ({"author_email": "a@-x.org"}, "is not an e-mail"),
+    "email-without-a-domain-dot": ({"author_email": "a@localhost"}, "is not an e-mail address"),
     "bad-email": (
         {"author_email": "not-an-address"},
         "'not-an-address' is not an e-mail address of the form name@example.org",
@@ -154,6 +177,40 @@ def test_bad_answer_is_refused_with_a_hint_and_writes_nothing(
     template_repo: Path, tmp_path: Path, answers: dict[str, Any], message: str
 ) -> None:
     assert message in refusal(template_repo, tmp_path, answers)
+
+
+DERIVED_PACKAGE_NAMES = {
+    "Café Tools": "cafe_tools",
+    "Über Fast": "uber_fast",
+    "Straße Ærø Łódź": "strasse_aero_lodz",
+    "Cafe\u0301 Tools": "cafe_tools",  # the accent typed as a combining mark
+    "3D Solver": "py3d_solver",
+    "123": "py123",
+    "--My GPU Project--": "my_gpu_project",
+}
+
+
+@pytest.mark.parametrize(("project_name", "package_name"), DERIVED_PACKAGE_NAMES.items())
+def test_package_name_keeps_the_letters_and_digits_of_the_project_name(
+    render: Render, project_name: str, package_name: str
+) -> None:
+    project = render({"project_name": project_name}, name="derived")
+    recorded = (project / ".copier-answers.yml").read_text("utf-8")
+    assert f"package_name: {package_name}\n" in recorded
+    assert (project / "src" / package_name / "__init__.py").is_file()
+
+
+def test_every_latin_letter_is_spelt_as_its_unicode_decomposition() -> None:
+    table: dict[str, str] = load_computed("latin_ascii")
+    # Letters without a decomposition, spelt as their languages write them in ASCII.
+    spelt = {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "þ": "th"}
+    spelt |= {"\N{LATIN SMALL LETTER DOTLESS I}": "i", "ħ": "h", "ŧ": "t", "ŋ": "ng", "ĸ": "k"}
+    latin = [chr(c) for c in range(0xC0, 0x180) if unicodedata.category(chr(c)) == "Ll"]
+    assert sorted(table) == sorted(latin), "the table misses or adds a lower-case Latin letter"
+    for letter, ascii_letters in table.items():
+        decomposed = unicodedata.normalize("NFKD", letter)
+        expected = spelt.get(letter, "".join(c for c in decomposed if c.isascii() and c.isalpha()))
+        assert ascii_letters == expected, letter
 
 
 def test_every_free_text_question_has_a_validator() -> None:
