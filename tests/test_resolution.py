@@ -57,3 +57,19 @@ def test_gpu_extra_resolves_on_the_python_3_10_floor_with_numba_cuda(
     assert "numba-cuda-mlir" not in pins
     assert Version(pins["numpy"]) < Version("2.5")
     assert pins["cuda-bindings"].split(".")[0] == str(major)
+
+
+@pytest.mark.slow
+def test_a_torch_project_locks_with_its_index_pointed_at_a_mirror_as_the_readme_says(
+    render: Render,
+) -> None:
+    # PyPI stands in for the user's mirror: this machine reaches PyPI and not PyTorch's index.
+    project = render({"gpu_libraries": ["cupy", "torch"]}, name="torch-mirror")
+    readme = (project / "README.md").read_text("utf-8")
+    command = re.search(r"`UV_INDEX=(\S+)=<mirror URL> uv lock`", readme)
+    assert command is not None, "the README no longer says how to lock behind a PyPI mirror"
+    env = {"UV_INDEX": f"{command.group(1)}=https://pypi.org/simple"}
+    run(["uv", "lock", "--quiet"], cwd=project, env=env)
+    lock = (project / "uv.lock").read_text("utf-8")
+    assert 'name = "torch"' in lock
+    assert "download.pytorch.org" not in lock
