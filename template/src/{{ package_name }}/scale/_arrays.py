@@ -12,11 +12,11 @@ and make the chunked result equal the single-array one:
 - Every Dask call is given its ``meta`` (an empty NumPy array of the result's dtype), so Dask
   never calls a chunk function here to guess the result's type; the reduction's chunk function,
   which Dask calls anyway, returns at once when told it is computing meta.
-- Each chunk runs the package's own kernel from ``kernels`` where this project has one, and
-  otherwise the same arithmetic as a plain array expression (a project rendered without kernel
-  libraries has no ``kernels`` package). Stencils see their neighbours through halos
-  (``map_overlap``), and sums add per-chunk partial sums in a fixed tree, so a result does not
-  depend on which worker ran what.
+- Each chunk runs the package's own kernel where this project has one (``_KERNELS`` says which
+  module has it: Numba's first, then CuPy's), and otherwise the same arithmetic as a plain array
+  expression (a project rendered without those libraries or examples has no such module).
+  Stencils see their neighbours through halos (``map_overlap``), and sums add per-chunk partial
+  sums in a fixed tree, so a result does not depend on which worker ran what.
 """
 
 from __future__ import annotations
@@ -51,23 +51,40 @@ _FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # --- chunk functions: these run on the workers -------------------------------------------------
 
 
+# Where each chunk function finds the package's kernel, best first: the Numba routes (a parallel
+# CPU loop, a CUDA kernel on CuPy chunks), then CuPy's (a CUDA kernel, a NumPy twin). A module
+# the project was rendered without (its library or example was not chosen) is skipped; the
+# routes of PyCUDA and cuda.core take host arrays only, so CuPy chunks cannot go through them.
+_KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
+    "axpy": (("numba_kernels", "axpy"), ("cupy_kernels", "axpy_elementwise")),
+    "sum_of_squares": (
+        ("numba_reductions", "sum_of_squares"),
+        ("cupy_reductions", "sum_of_squares_reduction"),
+    ),
+    "laplacian": (("numba_stencil", "laplacian"), ("cupy_stencil", "laplacian_raw")),
+}
+
+
 @functools.cache
 def _kernel(name: str) -> Callable[..., Any] | None:
-    """The package's kernel ``name`` from its ``kernels`` package, or None where it has none.
+    """The package's kernel for ``name`` (a key of ``_KERNELS``), or None where it has none.
 
-    A project rendered without kernel libraries has no ``kernels`` package, and one whose
-    ``kernels`` does not export ``name`` has no kernel for it; both compute the plain
-    expression instead. A kernels package that fails to import for another reason (Numba
-    missing, say) is an error, not a fallback.
+    A module that is not there (the project was rendered without its library or example)
+    passes to the next candidate; with none left, the chunk computes the plain expression. A
+    module that is there but fails to import for another reason (Numba missing, say) is an
+    error, not a fallback: the project chose that kernel.
     """
-    try:
-        kernels = importlib.import_module(f"{_PACKAGE}.kernels")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{_PACKAGE}.kernels":
-            raise
-        return None
-    found = getattr(kernels, name, None)
-    return found if callable(found) else None
+    for module, attribute in _KERNELS[name]:
+        qualified = f"{_PACKAGE}.kernels.{module}"
+        try:
+            found = importlib.import_module(qualified)
+        except ModuleNotFoundError as exc:
+            if exc.name not in {qualified, f"{_PACKAGE}.kernels"}:
+                raise
+            continue
+        kernel: Callable[..., Any] = getattr(found, attribute)
+        return kernel
+    return None
 
 
 def _to_device_block(block: Any) -> Any:
@@ -107,7 +124,9 @@ def _partial_sum_of_squares(
     xp = gpu.array_namespace(block)
     kernel = _kernel("sum_of_squares")
     if kernel is not None:
-        total = xp.astype(kernel(block), xp.float64)
+        # The kernel sums in its input's dtype (on the GPU too): a float64 copy of a float32
+        # chunk costs one chunk of memory and keeps every partial sum in float64.
+        total = kernel(xp.astype(block, xp.float64, copy=False))
     else:
         total = xp.sum(block * block, dtype=xp.float64)
     return xp.reshape(total, (1,) * block.ndim)
