@@ -23,6 +23,7 @@ from __future__ import annotations
 
 __all__ = [
     "BLOCK_2D",
+    "MAX_GRID_X",
     "MAX_GRID_Y",
     "REDUCTION_BLOCKS_PER_SM",
     "THREADS_PER_BLOCK",
@@ -37,8 +38,9 @@ BLOCK_2D = (16, 16)
 # Enough resident blocks to keep every multiprocessor busy while others wait on memory; more only
 # adds atomics.
 REDUCTION_BLOCKS_PER_SM = 4
-# CUDA's limit on gridDim.y on every GPU (x allows 2**31 - 1). Read at each call, so a test can
-# lower it to make the kernels' row loop run on a small grid.
+# CUDA's limits on gridDim on every GPU. MAX_GRID_Y is read at each call, so a test can lower it
+# to make the kernels' row loop run on a small grid.
+MAX_GRID_X = 2**31 - 1
 MAX_GRID_Y = 65_535
 _MAX_THREADS_PER_BLOCK = 1024  # the hardware limit on every CUDA GPU since Fermi
 
@@ -81,5 +83,10 @@ def grid_2d(shape: tuple[int, int], block: tuple[int, int] = BLOCK_2D) -> tuple[
         raise ValueError(
             f"a 2-D block needs 1 to {_MAX_THREADS_PER_BLOCK} threads in all, got {bx} x {by}; "
             f"{BLOCK_2D[0]} x {BLOCK_2D[1]} is a good default"
+        )
+    if -(-cols // bx) > MAX_GRID_X:  # the driver would refuse it as a bare "invalid argument"
+        raise ValueError(
+            f"{cols:,} columns need more than CUDA's {MAX_GRID_X:,} blocks of {bx} along x; "
+            "split the grid into narrower column bands"
         )
     return -(-cols // bx), min(-(-rows // by), MAX_GRID_Y)

@@ -36,8 +36,8 @@ def _program(arch: str) -> Any:
     return Program(read_source(), code_type="c++", options=options).compile("cubin")
 
 
-def describe_device(device: int = 0) -> dict[str, str]:
-    """Name, compute capability and memory of a device: the facts a bug report needs."""
+def describe_device(device: int | None = None) -> dict[str, str]:
+    """Name, compute capability and memory of a device, the current one by default."""
     from cuda.core import Device
 
     dev = Device(device)
@@ -60,7 +60,7 @@ def _driver_call(result: Any) -> Any:
     return values[0] if values else None
 
 
-def laplacian_cuda_core(u: Any, *, device: int = 0) -> Any:
+def laplacian_cuda_core(u: Any, *, device: int | None = None) -> Any:
     """The 5-point Laplacian (zero edges) of a host array, computed on ``device``.
 
     The calling thread's current CUDA context is the same afterwards as before, even when the
@@ -71,7 +71,8 @@ def laplacian_cuda_core(u: Any, *, device: int = 0) -> Any:
     u
         A 2-D float32 or float64 host array (device arrays are refused with a TypeError).
     device
-        The CUDA device to run on.
+        The CUDA device to run on; by default the calling thread's current one (the device CuPy
+        or PyTorch made current), device 0 when none is: cuda.core's ``Device()``.
 
     Returns
     -------
@@ -113,7 +114,7 @@ def _run(dev: Any, u: Any, grid: tuple[int, int]) -> Any:
         on_device[0].copy_from(staging, stream=stream)
         rows, cols = u.shape
         config = LaunchConfig(grid=grid, block=BLOCK_2D)
-        launch(stream, config, kernel, *on_device, np.int32(rows), np.int32(cols))
+        launch(stream, config, kernel, *on_device, np.int64(rows), np.int64(cols))
         on_device[1].copy_to(staging, stream=stream)
         stream.sync()
         return host.copy()

@@ -9,7 +9,8 @@ answer).
 A public function checks its arguments once (:mod:`._checks`), then follows its arrays: CuPy
 arrays run the GPU kernel, anything else runs the NumPy equivalent; neither checks again.
 Kernels are built on first use and compiled by NVRTC on first call for each dtype; CuPy caches
-the binaries on disk (``~/.cupy/kernel_cache``), so later processes start warm.
+the binaries on disk (``~/.cupy/kernel_cache``), so later processes start warm. CuPy writes their
+index arithmetic: a 64-bit loop index (``CUPY_FOR``), 32-bit offsets only for arrays that fit.
 """
 
 from __future__ import annotations

@@ -54,5 +54,5 @@ def _laplacian(u: Array, out: Array | None) -> Array:
     if grid[0] and grid[1]:  # a grid of zero blocks is a CUDA launch error
         kernel = _raw_module().get_function(kernel_name(u.dtype))
         rows, cols = u.shape
-        kernel(grid, BLOCK_2D, (u, result, np.int32(rows), np.int32(cols)))
+        kernel(grid, BLOCK_2D, (u, result, np.int64(rows), np.int64(cols)))
     return result

@@ -24,7 +24,7 @@ __device__ __forceinline__ long long grid_row_stride() {
 }
 
 // The flat index of (row, col) in a C-contiguous array, in 64 bits: rows * cols may exceed 2^31.
-__device__ __forceinline__ size_t flat_index(long long row, long long col, int cols) {
+__device__ __forceinline__ size_t flat_index(long long row, long long col, long long cols) {
     return static_cast<size_t>(row) * static_cast<size_t>(cols) + static_cast<size_t>(col);
 }
 

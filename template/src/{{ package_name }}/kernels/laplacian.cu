@@ -15,7 +15,8 @@
 #include "grid_helpers.cuh"
 
 template <typename T>
-__device__ void laplacian_5pt(const T* __restrict__ u, T* __restrict__ out, int rows, int cols) {
+__device__ void laplacian_5pt(const T* __restrict__ u, T* __restrict__ out, long long rows,
+                              long long cols) {
     const long long col = grid_col();
     if (col >= cols) {
         return;  // the last blocks overhang the grid
@@ -30,11 +31,14 @@ __device__ void laplacian_5pt(const T* __restrict__ u, T* __restrict__ out, int 
     }
 }
 
-// extern "C" keeps the names unmangled, so every loader finds them by these plain names.
-extern "C" __global__ void laplacian_5pt_f32(const float* u, float* out, int rows, int cols) {
+// extern "C" keeps the names unmangled, so every loader finds them by these plain names. The sizes
+// are 64-bit (launch with int64 scalars): a grid of one row may have more than 2^31 - 1 columns.
+extern "C" __global__ void laplacian_5pt_f32(const float* u, float* out, long long rows,
+                                             long long cols) {
     laplacian_5pt(u, out, rows, cols);
 }
 
-extern "C" __global__ void laplacian_5pt_f64(const double* u, double* out, int rows, int cols) {
+extern "C" __global__ void laplacian_5pt_f64(const double* u, double* out, long long rows,
+                                             long long cols) {
     laplacian_5pt(u, out, rows, cols);
 }

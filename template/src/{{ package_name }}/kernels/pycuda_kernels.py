@@ -6,17 +6,20 @@ toolkit on the machine, and PyCUDA itself has no binary wheels (pip builds it ag
 toolkit). For new code prefer CuPy's ``RawModule`` (arrays and NVRTC, no toolkit) or ``cuda.core``
 (explicit devices, streams and compilation).
 
-Contexts: this module works in the caller's current context and, when there is none, makes the
-device's *primary* context current with ``pycuda.autoprimaryctx``. That is the context the CUDA
-runtime uses, so CuPy, Numba and PyTorch in the same process see the same memory. Never
-``pycuda.autoinit``: it creates a second, private context, whose allocations and modules the
-other libraries cannot use.
+Contexts: ``Context.get_current()`` reads PyCUDA's own context stack, one per thread, not the
+driver's (``context::current_context`` in PyCUDA's ``src/cpp/cuda.hpp``). The caller's PyCUDA
+context is used when this thread has one; otherwise, for the call only, the *primary* context of
+the device the driver has current (CuPy's or PyTorch's; device 0 if none), the runtime's context
+whose memory CuPy, Numba and PyTorch share. Never ``pycuda.autoinit`` (a private context) nor
+``pycuda.autoprimaryctx`` (device 0's, pushed once, in the importing thread only).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +29,8 @@ from ._cuda_c import kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ._checks import Array
 
 __all__ = ["is_pycuda_array", "laplacian_pycuda"]
@@ -37,18 +42,33 @@ def is_pycuda_array(a: object) -> bool:
     return gpuarray is not None and isinstance(a, gpuarray.GPUArray)
 
 
-def _current_context() -> Any:
-    """The current PyCUDA context; the primary context of the first device when there is none."""
+# Each device's primary context, retained once for the process: PyCUDA's primary_context, when
+# collected, pushes itself and releases without popping, a driver stack level lost per object.
+_PRIMARY: dict[Any, Any] = {}
+_PRIMARY_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _context() -> Iterator[Any]:
+    """A PyCUDA context current in this thread for the block: the caller's, or one pushed for it."""
     import pycuda.driver as cuda
 
     cuda.init()
     context = cuda.Context.get_current()
-    if context is None:
-        # Retains the primary context and pushes it for the rest of the process.
-        import pycuda.autoprimaryctx  # noqa: F401
-
-        context = cuda.Context.get_current()
-    return context
+    if context is not None:
+        yield context
+        return
+    try:
+        device = cuda.Context.get_device()  # cuCtxGetDevice: the driver's current context
+    except cuda.Error:  # none is current in this thread: the runtime's default device
+        device = cuda.Device(0)
+    with _PRIMARY_LOCK:
+        _PRIMARY[device] = context = _PRIMARY.get(device) or device.retain_primary_context()
+    context.push()
+    try:
+        yield context
+    finally:
+        cuda.Context.pop()
 
 
 @functools.cache
@@ -84,14 +104,14 @@ def laplacian_pycuda(u: Array, *, out: Array | None = None) -> Array:
         return laplacian_numpy(u, out)
     if not u.flags.c_contiguous:
         raise ValueError("laplacian_pycuda needs a C-contiguous GPUArray u; pass u.copy()")
-    # A context first: allocations and modules belong to the context current when they are made.
-    context = _current_context()
     from pycuda import gpuarray
 
-    result = gpuarray.empty(u.shape, dtype) if out is None else out
     grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows
-    if grid[0] and grid[1]:  # a grid of zero blocks is a CUDA launch error
-        kernel = _source_module(context.handle).get_function(kernel_name(dtype))
-        rows, cols = u.shape
-        kernel(u, result, np.int32(rows), np.int32(cols), block=(*BLOCK_2D, 1), grid=grid)
+    # A context first: allocations and modules belong to the context current when they are made.
+    with _context() as context:
+        result = gpuarray.empty(u.shape, dtype) if out is None else out
+        if grid[0] and grid[1]:  # a grid of zero blocks is a CUDA launch error
+            kernel = _source_module(context.handle).get_function(kernel_name(dtype))
+            rows, cols = u.shape
+            kernel(u, result, np.int64(rows), np.int64(cols), block=(*BLOCK_2D, 1), grid=grid)
     return result
