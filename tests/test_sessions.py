@@ -3,8 +3,10 @@ and tests_gpu reports the documented outcome on a machine without a GPU."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
+from typing import Any
 
 import pytest
 from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Built, Render, build_and_install, git
@@ -102,3 +104,38 @@ def test_default_sessions_are_lint_typecheck_and_the_cpu_tests(project: Built) -
     assert "* typecheck" in listed
     assert "* tests_cpu" in listed
     assert "- tests_gpu" in listed  # listed, not run by default
+
+
+class RecordingSession:
+    """Stands in for nox's session: records what would be installed and run."""
+
+    def __init__(self) -> None:
+        self.posargs: list[str] = []
+        self.calls: list[tuple[str, ...]] = []
+
+    def install(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("install", *args))
+
+    def run(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("run", *args))
+
+
+def test_gpu_session_installs_every_gpu_extra_and_takes_the_doctors_probe_verdict(
+    render: Render,
+) -> None:
+    answers = {"gpu_libraries": ["cupy", "numba", "pycuda"], "cuda_major": 13}
+    project = render(answers, name="gpu-session")
+    spec = importlib.util.spec_from_file_location("rendered_noxfile", project / "noxfile.py")
+    assert spec is not None
+    assert spec.loader is not None
+    noxfile: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    noxfile._no_gpu_reason = lambda: None  # as on a host whose nvidia-smi lists a GPU
+    session = RecordingSession()
+    noxfile.tests_gpu(session)
+    package = noxfile.PACKAGE
+    assert session.calls[:2] == [
+        ("install", ".[cuda13,pycuda]", "--group", "test"),
+        ("run", "python", "-m", f"{package}.doctor", "--probe"),
+    ]
+    assert session.calls[2][:2] == ("run", "pytest")
