@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import (
+    REPO_ROOT,
     WORKING_TREE_TAG,
     build_and_install,
     copier_settings,
@@ -70,6 +71,16 @@ LOWER = "abcdefghijklmnopqrstuvwxyz"
 PACKAGE = st.builds(
     str.__add__, st.sampled_from(LOWER), st.text(LOWER + "0123456789_", max_size=MAX_NAME - 1)
 )
+# The modules a render puts on sys.path, read off the template tree (not off the list copier.yml
+# keeps): a package of one of these names would shadow it, so it must be refused.
+TREE_MODULES = sorted(
+    {
+        path.name.split(".")[0]
+        for folder in ("template/tests", "template/benchmarks", "template", "tests/owned")
+        for path in (REPO_ROOT / folder).glob("*.py*")
+    }
+    | {"tests", "benchmarks", "docs"}
+)
 DISTRIBUTION = st.builds(
     lambda first, middle, last: first + middle + last,
     st.sampled_from(LOWER + LOWER.upper() + "0123456789"),
@@ -114,7 +125,8 @@ def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
         answers["project_name"] = draw(DERIVABLE if derived else text)
     # A project name without Latin letters or digits derives no package name: a person answers one.
     if not derived and (draw(st.booleans()) or (meant and "project_name" in answers)):
-        answers["package_name"] = draw(PACKAGE if meant else st.one_of(PACKAGE, ANY_TEXT))
+        package = st.one_of(PACKAGE, PACKAGE, PACKAGE, st.sampled_from(TREE_MODULES))
+        answers["package_name"] = draw(package if meant else st.one_of(package, ANY_TEXT))
     if draw(st.booleans()):
         answers["distribution_name"] = draw(
             DISTRIBUTION if meant else st.one_of(DISTRIBUTION, ANY_TEXT)
@@ -170,7 +182,8 @@ def ruff(project: Path, *args: str) -> None:
 def ascii_spelling(name: str) -> str:
     """The letters and digits of ``name`` in ASCII, as Unicode decomposes them (``py`` first
     where that starts with a digit): what a derived package name holds but its underscores."""
-    lowered = name.lower().translate(str.maketrans({"ß": "ss", "æ": "ae", "ø": "o", "ł": "l"}))
+    spelt: dict[str, str | int | None] = {"ß": "ss", "æ": "ae", "ø": "o", "ł": "l"}
+    lowered = name.lower().translate(str.maketrans(spelt))
     kept = "".join(c for c in unicodedata.normalize("NFKD", lowered) if c.isascii() and c.isalnum())
     return "py" + kept if kept[:1].isdigit() else kept
 
@@ -274,6 +287,7 @@ def test_answers_are_refused_with_a_message_or_render_a_green_project(
         assert not dst.exists() or not any(dst.iterdir()), "a refused render wrote files"
         return
     event("accepted")
+    assert answers.get("package_name") not in TREE_MODULES, "a package that shadows a module"
     try:
         check_accepted(dst, answers)
     finally:
