@@ -6,6 +6,7 @@ checks that can run offline. How a user verifies the image itself is in the gene
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,20 @@ def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:
     for session in sessions | {"tests_cpu", "tests_gpu"}:
         assert f"def {session}(session" in noxfile
     assert {"lint", "typecheck", "build", "tests_sim", "docs"} <= sessions
+
+
+def test_every_ci_file_runs_the_pinned_nox(github: Path, gitlab: Path) -> None:
+    files = [*sorted((github / ".github/workflows").glob("*.yml")), gitlab / ".gitlab-ci.yml"]
+    for path in files:
+        calls = re.findall(r"uvx nox\S*", path.read_text("utf-8"))
+        assert calls, path.name
+        assert set(calls) == {f"uvx nox@{PINS['tools']['nox']}"}, path.name
+
+
+def test_dependabot_moves_the_lock_file_and_the_actions(github: Path) -> None:
+    config = yaml.safe_load((github / ".github/dependabot.yml").read_text("utf-8"))
+    ecosystems = {update["package-ecosystem"] for update in config["updates"]}
+    assert ecosystems == {"github-actions", "uv"}
 
 
 def test_gpu_workflow_is_opt_in_and_requires_the_gpu(github: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, Render, run, tool
+from conftest import REPO_ROOT, Render, git, run, tool
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
@@ -123,3 +123,23 @@ def test_devcontainer_image_is_the_matrix_image_and_passes_hadolint(github: Path
 
 def test_devcontainer_is_left_out_unless_asked_for(gitlab: Path) -> None:
     assert not (gitlab / ".devcontainer").exists()
+
+
+def test_a_source_archive_of_a_tag_builds_with_the_tags_version(
+    render: Render, tmp_path: Path
+) -> None:
+    project = render({}, name="archive")
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    git("tag", "-a", "v1.2.3", "-m", "release 1.2.3", cwd=project)
+    archive = tmp_path / "archive.tar"
+    git("archive", "--format=tar", f"--output={archive}", "v1.2.3", cwd=project)
+    unpacked = tmp_path / "unpacked"
+    unpacked.mkdir()
+    run(["tar", "-xf", str(archive), "-C", str(unpacked)], cwd=tmp_path)
+    assert not (unpacked / ".git").exists()
+    assert "$Format" not in (unpacked / ".git_archival.txt").read_text("utf-8")
+    run(["uv", "build", "--wheel", "--quiet", "--out-dir", str(tmp_path / "dist")], cwd=unpacked)
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    assert wheel.name.split("-")[1] == "1.2.3"
