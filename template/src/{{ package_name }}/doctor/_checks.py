@@ -337,18 +337,18 @@ class NoGPU(Check):
 
 
 class ForkAfterCuda(Check):
-    """A CUDA library loaded in a process whose multiprocessing would fork."""
+    """A CUDA library or Numba's threads in a process whose multiprocessing would fork."""
 
     code = "fork-after-cuda"
     severity = "warning"
-    why = "a forked child inherits a CUDA context it cannot use: 'initialization error' or a hang"
+    why = "a forked child cannot use an inherited CUDA context or OpenMP pool: errors or a hang"
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
         if not (facts.cuda_loaded and facts.start_method == "fork"):
             return None
         return cls.found(
-            "a CUDA library is loaded and multiprocessing's start method is 'fork'",
+            "a CUDA library or Numba's threads are in use and the start method is 'fork'",
             "create pools from the package's gpu.mp_context() (spawn), or call "
             "multiprocessing.set_start_method('spawn') at start-up",
         )

@@ -13,7 +13,7 @@ from importlib.abc import MetaPathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..gpu import GPUUnavailableError, backend, cuda_may_be_initialised, reset_detection
+from ..gpu import GPUUnavailableError, backend, fork_hazard, reset_detection
 from ..gpu._facts import CUDA_MODULES, FORCE_CPU_VARIABLES, REQUIRE_GPU_VARIABLES
 from ._driver import query_driver
 from ._facts import Decision, Facts, Nvcc
@@ -119,7 +119,7 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
     import multiprocessing
 
     # Before anything the doctor itself imports: the fork check is about the calling program.
-    cuda_loaded = cuda_may_be_initialised()
+    cuda_loaded = fork_hazard() is not None  # mp_context()'s own test: CUDA or Numba's threads
     # Not get_context().get_start_method(): that fixes the start method, and the program's own
     # set_start_method("spawn") would then fail. With none set, the first listed is the default.
     start_method = (

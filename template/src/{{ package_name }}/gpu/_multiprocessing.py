@@ -1,5 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""Pick a multiprocessing start method that survives CUDA."""
+"""Pick a multiprocessing start method that survives CUDA and Numba's CPU threads."""
 
 from __future__ import annotations
 
@@ -11,27 +11,37 @@ from ._facts import CUDA_MODULES
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
-__all__ = ["cuda_may_be_initialised", "mp_context"]
+__all__ = ["cuda_may_be_initialised", "fork_hazard", "mp_context"]
 
 
 def cuda_may_be_initialised() -> bool:
-    """True once a library that can initialise CUDA has been imported in this process.
-
-    Importing any of the modules in ``CUDA_MODULES`` (``gpu._facts``) can create a CUDA context; a
-    forked child then inherits a context it cannot use and fails with "initialization error" or
-    hangs.
-    """
+    """True once a library that can initialise CUDA (``CUDA_MODULES``) was imported here."""
     return any(name in sys.modules for name in CUDA_MODULES)
 
 
-def mp_context() -> BaseContext:
-    """A multiprocessing context safe for this process: ``spawn`` once CUDA may be initialised.
+def fork_hazard() -> str | None:
+    """Why a child forked from this process could fail, or None while ``fork`` is safe.
 
-    Before any CUDA library is imported the platform default is kept (``fork`` is fast on Linux);
-    afterwards ``spawn`` starts children from a fresh interpreter, which CUDA requires.
+    A forked child inherits a CUDA context it cannot use, and none of the threads of Numba's
+    parallel loops: GNU OpenMP (Numba's layer on Linux) terminates a child that runs one.
+    """
+    cuda = [name for name in CUDA_MODULES if name in sys.modules]
+    if cuda:
+        return f"{cuda[0]} is imported and may have initialised CUDA"
+    # Read where Numba keeps it, never imported: a missing flag (a newer Numba) counts as started.
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is not None and getattr(parallel, "_is_initialized", True):
+        layer = getattr(parallel, "_threading_layer", None) or "parallel"
+        return f"Numba's {layer} threading layer has started its threads"
+    return None
+
+
+def mp_context() -> BaseContext:
+    """A multiprocessing context safe for this process: ``spawn`` once :func:`fork_hazard` says why.
+
+    Until then the platform default is kept (``fork`` is fast on Linux); ``spawn`` starts each
+    child from a fresh interpreter, which CUDA and OpenMP require.
     """
     import multiprocessing  # here, not at import: it costs milliseconds most programs never use
 
-    if cuda_may_be_initialised():
-        return multiprocessing.get_context("spawn")
-    return multiprocessing.get_context()
+    return multiprocessing.get_context("spawn" if fork_hazard() else None)
