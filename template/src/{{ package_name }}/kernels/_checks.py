@@ -8,11 +8,12 @@ therefore fails the same way, with advice:
 - arrays: ``None`` and masked arrays are refused (a kernel would ignore the mask); host array-likes
   become NumPy arrays; device arrays stay as they are; host and device arrays are not mixed;
 - dtypes: float32 or float64, one for all arrays; shapes: equal, never broadcast;
-- ``out``: an array of the inputs' kind, shape and dtype, C-contiguous, writable, and not
-  overlapping an input in memory. The one overlap allowed is exact aliasing in an elementwise
-  kernel (``axpy(a, x, y, out=y)``): each element is read before it is written, by the same
-  thread. A partial overlap (``out=buf[1:]`` with ``x=buf[:-1]``) would read elements another
-  thread has already overwritten, so it is refused, on the host and on the device alike.
+- ``out``: an array of the inputs' kind (on the host a plain ndarray or memmap, no other
+  subclass), shape and dtype, C-contiguous, writable, and not overlapping an input in memory.
+  The one overlap allowed is exact aliasing in an elementwise kernel (``axpy(a, x, y, out=y)``):
+  each element is read before it is written, by the same thread. A partial overlap
+  (``out=buf[1:]`` with ``x=buf[:-1]``) would read elements another thread has already
+  overwritten, so it is refused, on the host and on the device alike.
 
 Overlap is decided by address ranges, the same way for every array type: NumPy arrays, CuPy
 arrays, PyCUDA ``GPUArray`` and anything with ``__cuda_array_interface__`` (Numba device arrays).
@@ -220,6 +221,13 @@ def _output(
                 "with gpu.to_device(...) or gpu.to_cpu(...)"
             )
         raise TypeError(f"{name}: out must be a {kind}, got {type(out).__name__}")
+    # A subclass may index and reshape otherwise: a numpy.matrix stays 2-D through reshape(-1),
+    # so a flat loop over it would write whole rows, past its end.
+    if not on_device and type(out) not in (np.ndarray, np.memmap):
+        raise TypeError(
+            f"{name}: out is a {type(out).__name__}, a NumPy subclass the kernels cannot write "
+            "through safely; pass out.view(numpy.ndarray), which shares its memory"
+        )
     target: Array = out
     if tuple(target.shape) != shape or target.dtype != dtype:
         raise ValueError(
