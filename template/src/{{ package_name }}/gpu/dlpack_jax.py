@@ -2,7 +2,9 @@
 """Share arrays with JAX through DLPack, on the host or on the GPU.
 
 JAX is imported inside each function, so this module costs nothing until it is used. JAX arrays
-are immutable: JAX may copy on the way in, and arrays handed out must not be written to.
+are immutable: arrays handed out must not be written to. :func:`to_jax` passes a C- or
+Fortran-ordered array as it is (JAX may copy it still, to align it), and copies what DLPack
+cannot carry: a strided view (``x[::2]``), a read-only or broadcast array, a list.
 
 64-bit values: JAX computes in 32 bits unless ``jax_enable_x64`` is on, and then converts a
 float64 (or int64, complex128) array to 32 bits on the way in, without a word. :func:`to_jax`
@@ -15,6 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._arrays import is_gpu_array, loaded_cupy
 
 if TYPE_CHECKING:
     import jax
@@ -35,7 +39,7 @@ def jax_gpu_available() -> bool:
 
 
 def to_jax(a: Any) -> jax.Array:
-    """A JAX array from a CuPy or NumPy array, on the matching device, through DLPack.
+    """A JAX array from a CuPy or NumPy array (or a list), on the matching device, through DLPack.
 
     Raises
     ------
@@ -46,6 +50,8 @@ def to_jax(a: Any) -> jax.Array:
     import jax
     import jax.numpy as jnp
 
+    xp = loaded_cupy() if is_gpu_array(a) else np
+    a = xp.asarray(a)
     dtype = np.dtype(a.dtype)
     kept = np.dtype(jax.dtypes.canonicalize_dtype(dtype))
     if kept != dtype:
@@ -54,6 +60,10 @@ def to_jax(a: Any) -> jax.Array:
             'Call jax.config.update("jax_enable_x64", True) at the start of the program, '
             f"or convert the array with .astype(numpy.{kept}) to accept the loss"
         )
+    # JAX takes only compact layouts through DLPack, and NumPy exports no read-only array.
+    compact = a.flags.c_contiguous or a.flags.f_contiguous
+    if not compact or not getattr(a.flags, "writeable", True):  # CuPy's flags have no writeable
+        a = xp.array(a, order="C")
     return jnp.from_dlpack(a)
 
 
