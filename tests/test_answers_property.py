@@ -109,6 +109,15 @@ DERIVABLE = st.builds(
 )
 
 
+# Owner, group and repository names as the forges allow them (dots, dashes, underscores inside).
+SEGMENT = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,20}[A-Za-z0-9])?", fullmatch=True)
+REPOSITORY = st.builds(
+    lambda host, path: f"https://{host}/{'/'.join(path)}",
+    st.sampled_from(["github.com", "gitlab.com", "code.lab.edu", "git.lab.edu:8443"]),
+    st.lists(SEGMENT, min_size=2, max_size=2),
+)
+
+
 @st.composite
 def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
     """Some answers generated, the others left to their defaults.
@@ -136,6 +145,8 @@ def answer_sets(draw: st.DrawFn) -> dict[str, Any]:
             answers[key] = draw(near_cap(key) if draw(st.booleans()) else text)
     if "project_name" not in answers and draw(st.integers(0, 3)) == 0:
         answers["project_name"], answers["package_name"] = draw(near_cap("project_name")), "p"
+    if draw(st.booleans()):
+        answers["repository_url"] = draw(REPOSITORY if meant else st.one_of(REPOSITORY, ANY_TEXT))
     if draw(st.booleans()):
         answers["author_email"] = draw(st.emails() if meant else st.one_of(st.emails(), ANY_TEXT))
     return answers
@@ -200,6 +211,7 @@ def check_accepted(project: Path, answers: dict[str, Any]) -> None:
     pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
     validate_pyproject_api.Validator()(pyproject)
     meta = pyproject["project"]
+    assert meta["urls"]["Source"] == recorded["repository_url"]
     assert meta["description"] == recorded["description"]
     assert meta["authors"] == [{"name": recorded["author_name"], "email": recorded["author_email"]}]
 
@@ -236,7 +248,10 @@ def check_accepted(project: Path, answers: dict[str, Any]) -> None:
     assert re.sub(r"\\(.)", r"\1", label.group(1)) == recorded["description"]
 
     image = yaml.safe_load((project / "compose.yaml").read_text("utf-8"))["services"]["app"]
-    assert re.fullmatch(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*:latest", image["image"])
+    # Docker's reference grammar: a registry host, then path components, then the tag.
+    component = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+    registry = r"(?:[a-z0-9.-]+(?::[0-9]+)?/)?"
+    assert re.fullmatch(rf"{registry}{component}(?:/{component})*:latest", image["image"])
 
 
 @pytest.fixture(scope="module")

@@ -41,6 +41,7 @@ def gitlab(render: Render) -> Path:
         ("custom.github-workflows-require-timeout", ".github/workflows/gpu.yml"),
         ("vendor.dependabot", ".github/dependabot.yml"),
         ("vendor.compose-spec", "compose.yaml"),
+        ("vendor.readthedocs", ".readthedocs.yaml"),
     ],
 )
 def test_github_render_files_match_their_schemas(github: Path, schema: str, path: str) -> None:

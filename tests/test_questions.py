@@ -164,6 +164,24 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         {"author_email": "a\\b@example.org"},
         "is not an e-mail address of the form name@example.org",
     ),
+    "repository-url-with-dot-git": (
+        {"repository_url": "https://github.com/me/proj.git"},
+        "Write the repository's web address without a trailing '/' or '.git'",
+    ),
+    "repository-url-over-ssh": (
+        {"repository_url": "git@github.com:me/proj"},
+        "'git@github.com:me/proj' is not a repository address of the form "
+        "https://<host>/<owner>/<name>",
+    ),
+    "repository-url-without-a-name": (
+        {"repository_url": "https://github.com/me"},
+        "is not a repository address of the form",
+    ),
+    "github-repository-url-with-a-group": (
+        {"repository_url": "https://github.com/org/team/proj"},
+        "A GitHub repository has an owner and a name, nothing more: write "
+        "'https://github.com/<owner>/<name>', not 'https://github.com/org/team/proj'.",
+    ),
     "python-floor-below-jax": (
         {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_major": 13},
         "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "
