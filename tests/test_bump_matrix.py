@@ -187,15 +187,64 @@ def test_package_missing_from_the_index_says_so() -> None:
     )
 
 
-def test_new_cuda_minor_grows_the_toolkit_range_and_points_at_the_image() -> None:
+def test_new_cuda_minor_grows_the_toolkit_range_and_leaves_the_image_on_the_drivers_cuda() -> None:
     entry = {
         "toolkit_range": "13.0 to 13.5",
-        "image": "nvidia/cuda:13.4.2-base-ubuntu24.04",
+        "min_driver_cuda": "13.0",
+        "image": "nvidia/cuda:13.0.2-base-ubuntu24.04",
         "guard_requirements": ["cuda-toolkit==13.*", "nvidia-ml-py>=12.570"],
     }
     line = bump_matrix.cuda_line("13", entry, releases(("13.6.0", None), ("14.0.0", None)))
     assert (line.new_range, line.newest) == ("13.0 to 13.6", Version("13.6.0"))
-    assert line.meanings == ("new CUDA minor 13.6", "image is CUDA 13.4.2: look for a 13.6 tag")
+    # A 13.6 image would ask for a driver that supports CUDA 13.6: the floor would move.
+    assert line.meanings == (
+        "new CUDA minor 13.6",
+        "image stays on CUDA 13.0, the stated driver's: newer patch tags only",
+    )
+
+
+def test_an_image_newer_than_the_stated_driver_is_reported() -> None:
+    entry = {"image": "nvidia/cuda:13.4.2-base-ubuntu24.04", "min_driver_cuda": "13.0"}
+    assert bump_matrix.image_meanings(entry) == [
+        "image asks for CUDA 13.4, more than min_driver_linux supports (13.0): use a 13.0 tag, "
+        "or raise both driver facts"
+    ]
+
+
+def test_a_major_without_the_drivers_cuda_is_told_to_add_it() -> None:
+    entry = {"image": "nvidia/cuda:14.0.0-base-ubuntu24.04"}
+    assert bump_matrix.image_meanings(entry) == [
+        "no min_driver_cuda: add the CUDA that min_driver_linux supports"
+    ]
+
+
+def test_a_cuda_major_the_matrix_lacks_is_reported_with_every_fact_it_needs() -> None:
+    matrix = bump_matrix.load_default(REPO_ROOT / "includes/cuda-matrix.yml", "cuda_matrix")
+    newest = max(int(m) for m in matrix["majors"])
+    offered = releases((f"{newest}.9.0", None), (f"{newest + 1}.0.1", None), ("11.8.0", None))
+    (line,) = bump_matrix.new_majors(matrix, offered)
+    assert line.startswith(f"new CUDA major {newest + 1} (cuda-toolkit {newest + 1}.0.1): add ")
+    # Every per-major fact, the doctor's and the image's included, is named.
+    for fact in ("min_driver_linux", "min_driver_cuda", "image", "cuda_core_nvml_bindings"):
+        assert fact in line
+
+
+def test_a_matrix_with_one_more_major_is_read_like_the_others(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Adding a major is an edit to the matrix alone: the tool reads the new entry as it is.
+    data = yaml.safe_load(includes[0].read_text("utf-8"))
+    majors = data["cuda_matrix"]["default"]["majors"]
+    newest = max(majors, key=int)
+    added = str(int(newest) + 1)
+    text = yaml.safe_dump(majors[newest]).replace(f"cu{newest}", f"cu{added}")
+    majors[added] = yaml.safe_load(text.replace(f"{newest}.", f"{added}."))
+    includes[0].write_text(yaml.safe_dump(data), "utf-8")
+    url = simple_index(tmp_path / "index", {"cuda-toolkit": [(f"{added}.0.0", None, False)]})
+    assert run_tool(includes, ["--index-url", url])() == 0
+    out = capsys.readouterr().out
+    assert f"| {added} | " in out
+    assert "new CUDA major" not in out
 
 
 def test_image_command_lists_the_tags_of_every_major_in_one_go() -> None:

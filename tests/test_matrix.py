@@ -67,8 +67,40 @@ def test_cuda_wheels_name_their_own_major() -> None:
                 assert f"cu{other}]" not in text
         assert f"cuda-toolkit=={major}.*" in entry["guard_requirements"]
         assert entry["image"].startswith(f"nvidia/cuda:{major}.")
-        assert entry["image"].endswith("-base-ubuntu24.04")
+        assert re.fullmatch(r"nvidia/cuda:[0-9.]+-base-ubuntu\d\d\.04", entry["image"])
         assert entry["torch_index_tag"].startswith(major)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_each_image_runs_on_the_driver_the_matrix_states(major: str) -> None:
+    # An nvidia/cuda image sets NVIDIA_REQUIRE_CUDA=cuda>=X.Y from its tag, and the NVIDIA
+    # Container Toolkit refuses to start it where the driver supports less; the README, the
+    # Dockerfile and the doctor state min_driver_linux, which supports min_driver_cuda.
+    entry = MATRIX["majors"][major]
+    tag = re.fullmatch(r"nvidia/cuda:(\d+)\.(\d+)\.\d+-.+", entry["image"])
+    assert tag, entry["image"]
+    requires = (int(tag[1]), int(tag[2]))
+    supported = _release(entry["min_driver_cuda"])
+    assert supported[0] == int(major)
+    assert requires <= supported, (
+        f"{entry['image']} requires cuda>={tag[1]}.{tag[2]}, but min_driver_linux "
+        f"{entry['min_driver_linux']} supports CUDA {entry['min_driver_cuda']}: use a "
+        f"{entry['min_driver_cuda']}.x image, or raise both driver facts together"
+    )
+
+
+def test_the_stated_drivers_grow_with_the_cuda_they_support() -> None:
+    # A driver that supports a newer CUDA is a newer driver: two facts typed apart stay in order.
+    by_cuda = sorted(
+        (_release(entry["min_driver_cuda"]), _release(entry["min_driver_linux"]))
+        for entry in MATRIX["majors"].values()
+    )
+    drivers = [driver for _, driver in by_cuda]
+    assert drivers == sorted(drivers)
 
 
 def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
@@ -132,6 +164,11 @@ def test_generated_code_carries_the_matrix_drivers(full_render: tuple[str, Path]
         int(each): entry["min_driver_linux"] for each, entry in MATRIX["majors"].items()
     }
     assert facts["GPU_EXTRA"] == f"cuda{major}"
+    doctor = runpy.run_path(str(project / "src" / "my_gpu_project" / "doctor" / "_facts.py"))
+    assert doctor["CUDA_CORE_NVML_BINDINGS"] == {
+        int(each): entry["cuda_core_nvml_bindings"] for each, entry in MATRIX["majors"].items()
+    }
+    assert doctor["NUMBA_CUDA_PINS"] == tuple(MATRIX["majors"][major]["requirements"]["numba"])
 
 
 def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) -> None:
@@ -146,6 +183,10 @@ def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[st
     entry = MATRIX["majors"][major]
     readme = (project / "README.md").read_text("utf-8")
     assert f"CUDA {entry['toolkit_range']} (Linux driver >= {entry['min_driver_linux']})" in readme
+    assert (
+        f"`NVIDIA_REQUIRE_CUDA=cuda>={entry['min_driver_cuda']}` the NVIDIA Container Toolkit"
+        in " ".join(readme.split())
+    )
     assert f"https://download.pytorch.org/whl/cu{entry['torch_index_tag']}" in readme
     for req in entry["guard_requirements"] + entry["requirements"]["numba"]:
         assert f"`{req}`" in readme

@@ -579,12 +579,50 @@ def cuda_line(major: str, entry: Mapping[str, Any], releases: Sequence[Release])
         meanings.append(f"new CUDA minor {newest.major}.{newest.minor}")
     else:
         meanings.append("no new CUDA minor")
-    tag = _IMAGE.match(image)
-    if tag and Version(tag["version"]) < newest:
-        meanings.append(
-            f"image is CUDA {tag['version']}: look for a {newest.major}.{newest.minor} tag"
-        )
+    meanings += image_meanings(entry)
     return CudaLine(major, toolkit_range, new_range, newest, image, tuple(meanings))
+
+
+def image_meanings(entry: Mapping[str, Any]) -> list[str]:
+    """Whether a major's image still runs on its stated driver.
+
+    An nvidia/cuda image sets NVIDIA_REQUIRE_CUDA=cuda>=X.Y from its tag and the NVIDIA Container
+    Toolkit enforces it, so the image follows `min_driver_cuda` (the CUDA that `min_driver_linux`
+    supports), not the newest CUDA minor: a newer image would raise the driver floor.
+    """
+    tag = _IMAGE.match(entry["image"])
+    supported = entry.get("min_driver_cuda")
+    if tag is None:
+        return [f"image {entry['image']!r} is not 'repo:X.Y.Z-suffix': edit by hand"]
+    if supported is None:
+        return ["no min_driver_cuda: add the CUDA that min_driver_linux supports"]
+    image = Version(tag["version"])
+    if (image.major, image.minor) > Version(supported).release[:2]:
+        return [
+            f"image asks for CUDA {image.major}.{image.minor}, more than min_driver_linux "
+            f"supports ({supported}): use a {supported} tag, or raise both driver facts"
+        ]
+    return [f"image stays on CUDA {supported}, the stated driver's: newer patch tags only"]
+
+
+def new_majors(matrix: Mapping[str, Any], toolkit: Sequence[Release]) -> list[str]:
+    """A line for each CUDA major the index has and the matrix does not, saying what to add.
+
+    Adding a major is an edit to the matrix alone, but not one a tool can make: its minimum
+    driver and image come from NVIDIA's release notes and its pins from a first resolve. The
+    line names every fact the other majors carry, so a new entry misses none.
+    """
+    known = {int(major) for major in matrix["majors"]}
+    found = sorted({r.version.major for r in toolkit} - known)
+    facts = sorted(set.union(*(set(entry) for entry in matrix["majors"].values())))
+    return [
+        f"new CUDA major {major} ({CUDA_VERSION_PACKAGE} "
+        f"{max(r.version for r in toolkit if r.version.major == major)}): add majors."
+        f'"{major}" to the matrix by hand, with {", ".join(facts)}; its image at {major}.0 '
+        f"and min_driver_linux the CUDA {major}.0 driver from NVIDIA's release notes"
+        for major in found
+        if major > max(known)
+    ]
 
 
 def image_commands(images: Iterable[str]) -> list[str]:
@@ -646,9 +684,13 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def report(
-    sources: Sequence[Source], checked: str, rows: Sequence[Row], lines: Sequence[CudaLine]
+    sources: Sequence[Source],
+    checked: str,
+    rows: Sequence[Row],
+    lines: Sequence[CudaLine],
+    news: Sequence[str] = (),
 ) -> str:
-    """The Markdown report: sources, the pins table, the CUDA table, and the image command."""
+    """The Markdown report: sources, pins, CUDA lines, new majors, and the image command."""
     out = ["Asked:", *(f"- {redact(s.url)} ({s.kind}; {s.origin})" for s in sources), ""]
     out.append(f"Matrix last checked {checked}.")
     out.append("")
@@ -687,6 +729,8 @@ def report(
             for c in lines
         ),
     )
+    if news:
+        out += ["", *(f"- {line}" for line in news)]
     out += [
         "",
         "Image tags are not on a package index and were not checked. List the published ones with:",
@@ -738,7 +782,8 @@ def main(
         cuda_line(major, matrix["majors"][major], releases[CUDA_VERSION_PACKAGE])
         for major in sorted(matrix["majors"], key=int)
     ]
-    print(report(sources, matrix["checked"], rows, lines))
+    news = new_majors(matrix, releases[CUDA_VERSION_PACKAGE])
+    print(report(sources, matrix["checked"], rows, lines, news))
     if not args.write:
         print(
             "\nNothing written. `nox -s bump_matrix -- --write` applies the 'after --write' column."

@@ -47,8 +47,15 @@ def render_page(matrix: dict[str, Any]) -> str:
         _row("", [f"CUDA {m}" for m in majors]),
         _row("---", ["---" for _ in majors]),
         _row("CUDA versions", [e["toolkit_range"] for e in entries]),
-        _row("Minimum Linux driver", [e["min_driver_linux"] for e in entries]),
+        _row(
+            "Minimum Linux driver",
+            [f"{e['min_driver_linux']} (supports CUDA {e['min_driver_cuda']})" for e in entries],
+        ),
         _row("Docker base image", [f"`{e['image']}`" for e in entries]),
+        _row(
+            "cuda.core reads NVML from",
+            [f"`cuda-bindings>={e['cuda_core_nvml_bindings']}`" for e in entries],
+        ),
         _row("CuPy wheel", [f"`{e['cupy_distribution']}`" for e in entries]),
         _row(
             "PyTorch index",

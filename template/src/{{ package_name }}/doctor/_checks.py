@@ -7,7 +7,7 @@ that trigger it, and a section in docs/troubleshooting.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..gpu._facts import (
     CUDA_MAJOR,
@@ -16,7 +16,7 @@ from ..gpu._facts import (
     MIN_DRIVER_BY_MAJOR,
     REQUIRE_GPU_VARIABLES,
 )
-from ._facts import DISTRIBUTION
+from ._facts import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS
 from ._findings import SEVERITIES, Check, Finding
 from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
 
@@ -131,6 +131,35 @@ def _majors_the_driver_runs(driver_version: tuple[int, ...]) -> list[int]:
     ]
 
 
+class _TooOld(NamedTuple):
+    seen: str
+    minimum: str  # the driver to upgrade to
+    runs: int | None  # the newest major the driver does run, when known
+
+
+def _driver_too_old(facts: Facts, major: int, needs: str) -> _TooOld | None:
+    """Why the driver cannot run CUDA ``major`` (``needs`` it, in the message), or None."""
+    if not facts.driver.present:
+        return None
+    minimum = MIN_DRIVER_BY_MAJOR.get(major)
+    version = version_tuple(facts.driver.version)
+    if minimum is not None and version:
+        if version >= version_tuple(minimum):
+            return None
+        runs = _majors_the_driver_runs(version)
+        seen = f"driver {facts.driver.version} is older than CUDA {major} needs (>= {minimum})"
+        return _TooOld(seen, minimum, runs[-1] if runs else None)
+    # No driver version (cuda.bindings tells only the newest CUDA the driver supports).
+    supported = version_tuple(facts.driver.cuda_version)
+    if not supported or supported[0] >= major:
+        return None
+    return _TooOld(
+        f"the driver supports CUDA up to {facts.driver.cuda_version}; {needs} need CUDA {major}",
+        minimum or f"the minimum of CUDA {major}",
+        None,
+    )
+
+
 class DriverTooOld(Check):
     """A driver older than the CUDA major of the installed packages needs."""
 
@@ -141,28 +170,40 @@ class DriverTooOld(Check):
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
         groups = facts.by_cuda_major()
-        if not groups or not facts.driver.present:
+        if not groups:  # nothing installed: driver-too-old-for-project judges the project's
             return None
-        major = max(groups)  # the newest runtime installed sets the bar
-        minimum = MIN_DRIVER_BY_MAJOR.get(major)
-        version = version_tuple(facts.driver.version)
-        if minimum is not None and version:
-            if version >= version_tuple(minimum):
-                return None
-            runs = _majors_the_driver_runs(version)
-            older = f", or install packages built for CUDA {runs[-1]}" if runs else ""
-            return cls.found(
-                f"driver {facts.driver.version} is older than CUDA {major} needs (>= {minimum})",
-                f"upgrade the NVIDIA driver to >= {minimum}{older}",
-            )
-        # No driver version (cuda.bindings tells only the newest CUDA the driver supports).
-        supported = version_tuple(facts.driver.cuda_version)
-        if not supported or supported[0] >= major:
+        # The newest runtime installed sets the bar.
+        too_old = _driver_too_old(facts, max(groups), "installed packages")
+        if too_old is None:
             return None
+        older = f", or install packages built for CUDA {too_old.runs}" if too_old.runs else ""
+        return cls.found(too_old.seen, f"upgrade the NVIDIA driver to >= {too_old.minimum}{older}")
+
+
+class DriverTooOldForProject(Check):
+    """No CUDA package installed yet, and a driver too old for the project's CUDA major."""
+
+    code = "driver-too-old-for-project"
+    severity = "warning"
+    why = (
+        f"{DISTRIBUTION} is built for CUDA {CUDA_MAJOR}: its GPU stack, once installed, fails "
+        "here with cudaErrorInsufficientDriver (35); until then it runs on NumPy"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.by_cuda_major():  # packages installed: driver-too-old judges those
+            return None
+        too_old = _driver_too_old(facts, CUDA_MAJOR, f"{DISTRIBUTION}'s GPU libraries")
+        if too_old is None:
+            return None
+        # The project's own build for an older major runs here: that is its other way out.
+        rebuild = f"build {DISTRIBUTION} for CUDA {too_old.runs} (copier update --data cuda_major"
+        older = f", or {rebuild}={too_old.runs})" if too_old.runs else ""
         return cls.found(
-            f"the driver supports CUDA up to {facts.driver.cuda_version}; installed packages "
-            f"need CUDA {major}",
-            f"upgrade the NVIDIA driver to >= {minimum or f'the minimum of CUDA {major}'}",
+            too_old.seen,
+            f"upgrade the NVIDIA driver to >= {too_old.minimum} before you {_install_hint()}"
+            f"{older}",
         )
 
 
@@ -272,24 +313,36 @@ class DetectionError(Check):
         )
 
 
+# NVIDIA's CUDA targets for Numba: either replaces the deprecated built-in one.
+_NUMBA_CUDA_TARGETS = ("numba-cuda-mlir", "numba-cuda")
+
+
+def _numba_cuda_hint() -> str:
+    """How this project installs Numba's CUDA target: its extra, or the matrix's pins."""
+    if NUMBA_CUDA_IN_EXTRA:
+        return _install_hint()
+    # pip skips a requirement whose marker does not fit this Python, so one command fits all.
+    return "pip install " + " ".join(f'"{pin}"' for pin in NUMBA_CUDA_PINS)
+
+
 class NumbaBuiltinCuda(Check):
-    """Numba without numba-cuda, beside CUDA packages: Numba's deprecated built-in target."""
+    """Numba without NVIDIA's CUDA target beside CUDA packages: Numba's deprecated built-in one."""
 
     code = "numba-builtin-cuda"
     severity = "warning"
     why = (
-        "numba's built-in CUDA target is deprecated and unmaintained; NVIDIA's numba-cuda "
-        "replaces it"
+        "numba's built-in CUDA target is deprecated and unmaintained; NVIDIA's numba-cuda-mlir "
+        "(and numba-cuda before it) replaces it"
     )
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
-        if facts.named("numba") is None or facts.named("numba-cuda") is not None:
+        if facts.named("numba") is None or any(map(facts.named, _NUMBA_CUDA_TARGETS)):
             return None
         if not facts.by_cuda_major():
             return None
         return cls.found(
-            "numba is installed without numba-cuda", f'pip install "numba-cuda[cu{CUDA_MAJOR}]"'
+            f"numba is installed without {_or_names(_NUMBA_CUDA_TARGETS)}", _numba_cuda_hint()
         )
 
 
@@ -447,7 +500,10 @@ class CpuOnly(Check):
     def check(cls, facts: Facts) -> Finding | None:
         if facts.by_cuda_major():
             return None
-        return cls.found("no CUDA-linked package is installed", f"to use a GPU: {_install_hint()}")
+        too_old = _driver_too_old(facts, CUDA_MAJOR, f"{DISTRIBUTION}'s GPU libraries")
+        upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""
+        fix = f"to use a GPU: {upgrade}{_install_hint()}"
+        return cls.found("no CUDA-linked package is installed", fix)
 
 
 _CHECK_FAILED_WHY = "the doctor has a bug: this check could not look at the facts"

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -124,13 +126,29 @@ def _write(text: str, stream: TextIO) -> None:
     stream.write(text.encode(encoding, errors="backslashreplace").decode(encoding) + "\n")
 
 
+# What a program killed by SIGPIPE reports (128 + 13), as `yes | head -1` shows for `yes`: the
+# reader of the report went away, or there was none, and the verdict never reached anyone.
+EXIT_NO_READER = 141
+
+
+def _no_reader() -> int:
+    # Point stdout at the null device, so that the interpreter's flush at exit does not raise
+    # again and print "Exception ignored ... BrokenPipeError" (Python's documented recipe).
+    if sys.stdout is not None:
+        # No file descriptor to replace (a stream without one): nothing will flush there.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_NO_READER
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point.
 
     Returns
     -------
     int
-        0 healthy (warnings allowed), 1 at least one error finding, 2 bad usage or a doctor bug.
+        0 healthy (warnings allowed), 1 at least one error finding, 2 bad usage or a doctor bug,
+        141 when standard output is closed or its reader went away (as for a broken pipe).
     """
     parser = argparse.ArgumentParser(
         prog=f"{DISTRIBUTION}-doctor",
@@ -148,7 +166,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = collect(probe=args.probe)
         # ensure_ascii: the JSON survives any console encoding unchanged.
         text = json.dumps(as_dict(report), indent=2) if args.json else render_text(report)
+        if sys.stdout is None:  # started with stdout closed (`>&-`): Python sets it to None
+            return _no_reader()
         _write(text, sys.stdout)
+        sys.stdout.flush()  # here, so that a reader gone away is seen here, not at exit
+    except BrokenPipeError:  # `doctor | head -1`: the reader stopped, not a doctor bug
+        return _no_reader()
     except Exception as exc:  # every fault of the environment is a finding; this is a doctor bug
         _write(f"{DISTRIBUTION}-doctor failed (a bug, please report it): {exc!r}", sys.stderr)
         return 2

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from ._facts import DriverInfo, GPUInfo
+from ._facts import CUDA_CORE_NVML_BINDINGS, DriverInfo, GPUInfo
 from ._tool import run_tool
 
 if TYPE_CHECKING:
@@ -28,6 +28,10 @@ def _cuda_version(encoded: int) -> str:
 
 # NVML and the driver API count memory in bytes; the report shows MiB.
 _MIB = 1024 * 1024
+# "cuda-bindings >= 12.9.6 (CUDA 12) or >= 13.1.2 (CUDA 13)", from the CUDA matrix.
+_NVML_BINDINGS = " or ".join(
+    f">= {version} (CUDA {major})" for major, version in CUDA_CORE_NVML_BINDINGS.items()
+)
 
 
 def _text(value: Any) -> str:
@@ -69,13 +73,10 @@ def _from_cuda_core() -> DriverInfo:
     """NVML through ``cuda.core.system``: a GPU library, so asked only with ``--probe``."""
     from cuda.core import system
 
-    # With cuda-bindings older than 12.9.6 / 13.1.2 cuda.core.system answers through the CUDA
-    # runtime instead of NVML, and counting devices there initialises CUDA in this process.
+    # With older cuda-bindings (CUDA_CORE_NVML_BINDINGS) cuda.core.system answers through the
+    # CUDA runtime instead of NVML, and counting devices there initialises CUDA in this process.
     if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:
-        raise RuntimeError(
-            "cuda.core.system reads NVML only with cuda-bindings >= 12.9.6 (CUDA 12) or "
-            ">= 13.1.2 (CUDA 13)"
-        )
+        raise RuntimeError(f"cuda.core.system reads NVML only with cuda-bindings {_NVML_BINDINGS}")
     gpus = []
     for index in range(system.get_num_devices()):
         device = system.Device(index=index)
@@ -167,9 +168,10 @@ def sources(*, probe: bool = False) -> list[Callable[[], DriverInfo]]:
     nvidia-ml-py first: it is in every GPU extra, imports nothing but ctypes, and gives the
     driver's version as NVIDIA prints it. cuda.core.system reads the same NVML, but importing
     it imports cuda.core and cuda.bindings, which the GPU module counts as "CUDA may be
-    initialised" (a calling program's ``mp_context()`` would switch to spawn), and before
-    cuda-bindings 12.9.6 / 13.1.2 it counts devices through the CUDA runtime. So it is asked
-    only with ``probe``, as is cuda.bindings' driver API, whose ``cuInit`` initialises CUDA.
+    initialised" (a calling program's ``mp_context()`` would switch to spawn), and with older
+    cuda-bindings (``CUDA_CORE_NVML_BINDINGS``) it counts devices through the CUDA runtime. So
+    it is asked only with ``probe``, as is cuda.bindings' driver API, whose ``cuInit``
+    initialises CUDA.
     """
     if probe:
         return [_from_nvml, _from_cuda_core, _from_cuda_bindings, _from_nvidia_smi]

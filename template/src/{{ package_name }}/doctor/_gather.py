@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from importlib.abc import MetaPathFinder
+from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,8 +56,22 @@ def query_nvcc() -> Nvcc:
     return Nvcc(nvcc, release.group(1) if release else None)
 
 
+def _installed(fullname: str, path: Sequence[str] | None) -> bool:
+    """Whether ``fullname`` is on the search path, looked up as files: nothing is imported.
+
+    A library that only a meta-path finder of its own can find (some editable installs) counts as
+    absent here; ``--probe`` imports it.
+    """
+    return PathFinder.find_spec(fullname, path) is not None
+
+
 class _RefuseCudaImports(MetaPathFinder):
-    """Refuse to import CUDA libraries, and remember which one was asked for."""
+    """Refuse to import CUDA libraries, and remember which one was asked for.
+
+    A library that is not installed fails as its import would ("No module named ..."), so the
+    GPU module decides exactly as it will in the program: "CuPy is not installed" is a decision,
+    and with ``REQUIRE_GPU`` set it is the error the program will raise.
+    """
 
     def __init__(self) -> None:
         self.refused: list[str] = []
@@ -67,10 +82,12 @@ class _RefuseCudaImports(MetaPathFinder):
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> ModuleSpec | None:
-        if any(fullname == m or fullname.startswith(f"{m}.") for m in CUDA_MODULES):
-            self.refused.append(fullname)
-            raise ModuleNotFoundError(f"{fullname} is imported only with --probe", name=fullname)
-        return None
+        if not any(fullname == m or fullname.startswith(f"{m}.") for m in CUDA_MODULES):
+            return None
+        if not _installed(fullname, path):
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        self.refused.append(fullname)
+        raise ModuleNotFoundError(f"{fullname} is imported only with --probe", name=fullname)
 
 
 def _ask_backend() -> Decision:
@@ -88,7 +105,8 @@ def decide(*, probe: bool = False) -> Decision:
 
     Without ``probe`` no CUDA library may be imported: detection runs with their imports refused,
     which is exact for every step before the library probe (overrides, ``CUDA_VISIBLE_DEVICES``,
-    the driver library). When detection reaches the probe, the decision is left open.
+    the driver library) and for a library that is not installed. When detection reaches an
+    installed library, the decision is left open.
     """
     reset_detection()
     if probe:
