@@ -25,8 +25,8 @@ for CuPy relies on it, so that a test passing here does not pass by luck:
   ``.status``, ``cuda.memory.OutOfMemoryError``, the default memory pool (one object acting on
   the current device's pool, as CuPy's does: ``total_bytes()`` counts cached blocks and blocks
   in use, ``free_all_blocks()`` releases only the cached ones) and the pinned memory pool.
-- ``__cuda_array_interface__`` and ``.data.ptr`` for code that reads them; the pointer is a host
-  address, so nothing may dereference it as device memory.
+- ``__cuda_array_interface__`` (its ``stream``: CuPy's current one) and ``.data.ptr`` for code
+  that reads them; the pointer is a host address, so nothing may dereference it as device memory.
 - :func:`make_fake_cupyx` builds ``cupyx`` with ``empty_pinned`` and ``zeros_pinned``.
 
 It does not model: compiled kernels (``ElementwiseKernel``, ``ReductionKernel``, ``RawModule``,
@@ -249,13 +249,19 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
-        """The CUDA array interface (version 3); the pointer is a host address."""
+        """The CUDA array interface (version 3); the pointer is a host address.
+
+        ``stream`` is CuPy's current stream, as CuPy gives it: its pointer, or 1 for the legacy
+        default stream. A consumer that honours it makes the host wait for that stream.
+        """
         host = self._host
+        current = self._state.stream
         return {
             "shape": host.shape,
             "typestr": host.dtype.str,
             "data": (host.ctypes.data, False),
             "strides": None if host.flags.c_contiguous else host.strides,
+            "stream": current.ptr if current is not None and current.ptr else 1,
             "version": 3,
         }
 

@@ -149,3 +149,11 @@ def test_numpy_submodules_are_not_pretended() -> None:
     fake = make_fake_cupy()
     with pytest.raises(AttributeError, match=r"does not model cupy\.random"):
         _ = fake.random
+
+
+def test_the_array_interface_names_cupys_current_stream_as_cupy_does() -> None:
+    fake = make_fake_cupy()
+    array = fake.asarray([1.0])
+    assert array.__cuda_array_interface__["stream"] == 1  # the legacy default stream
+    with fake.cuda.Stream() as stream:
+        assert array.__cuda_array_interface__["stream"] == stream.ptr

@@ -16,18 +16,30 @@ this one, and use its target, its stream and its launcher.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import os
-import warnings
-from typing import Any
+import re
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ._launch import THREADS_PER_BLOCK, blocks_for
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = [
     "BACKEND",
+    "PTX_CC",
     "cupy_stream",
     "launch",
     "launch_axpy",
+    "ptx_of",
+    "ptx_problems",
+    "ptx_unavailable",
     "sm_count",
 ]
 
@@ -63,30 +75,32 @@ BACKEND: str
 cuda, BACKEND = _cuda_target()
 
 _DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
-
-# Both targets warn (NumbaPerformanceWarning, each its own class) whenever a grid has fewer than
-# 128 blocks. Here the grid follows the data, so a small array is a small grid by design, and
-# under `filterwarnings = error` the advice would fail every small call: exactly that message is
-# silenced at the launch, nothing else.
-_LOW_OCCUPANCY = r"Grid size \d+ will likely result in GPU under-utilization"
+_LEGACY_DEFAULT_STREAM = 1  # how the CUDA Array Interface names that stream
 
 
-def _performance_warning() -> type[Warning]:
-    """The target's NumbaPerformanceWarning class (each target defines its own)."""
+def _target_config() -> Any:
+    """The target's configuration module (each target has its own), or None if it has none."""
     for module in (
-        "numba_cuda_mlir.numba_cuda.core.errors" if BACKEND == "numba-cuda-mlir" else "",
-        "numba.cuda.core.errors",  # numba-cuda
-        "numba.core.errors",  # the CUDA target built into older numba releases
+        "numba_cuda_mlir.numba_cuda.core.config" if BACKEND == "numba-cuda-mlir" else "",
+        "numba.cuda.core.config",  # numba-cuda
+        "numba.core.config",  # the CUDA target built into older numba releases
     ):
         try:
-            found: type[Warning] = importlib.import_module(module).NumbaPerformanceWarning
-        except (ImportError, ValueError, AttributeError):  # ValueError: the empty name
+            config = importlib.import_module(module)
+        except (ImportError, ValueError):  # ValueError: the empty name
             continue
-        return found
-    return Warning
+        if hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
+            return config
+    return None
 
 
-_PERFORMANCE_WARNING = _performance_warning()
+_CONFIG = _target_config()
+# Both targets warn (NumbaPerformanceWarning) when a kernel is configured with fewer blocks than
+# this (numba-cuda: dispatcher.py, _LaunchConfiguration; numba-cuda-mlir: descriptor.py,
+# _configure_cached). Here the grid follows the data, so a small array is a small grid by design,
+# and under `filterwarnings = error` the advice would fail every small call.
+_LOW_OCCUPANCY_BLOCKS = 128
+_CONFIG_LOCK = threading.Lock()
 
 
 def sm_count() -> int:
@@ -103,10 +117,13 @@ def cupy_stream() -> Any:
 
 
 # --- kernels -------------------------------------------------------------------------------------
+# Every index is 64-bit: the block index is widened before it is multiplied. Not `cuda.grid(1)`:
+# numba-cuda-mlir 0.6 computes it in 32 bits (lowering/cuda.py, _compute_global_tid), so past
+# 2**31 - 1 elements the index wraps negative and the rest of the array is silently skipped.
 
 
 def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
-    i = cuda.grid(1)
+    i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if i < out.size:  # the last block overhangs the array
         out[i] = a * x[i] + y[i]
 
@@ -118,10 +135,47 @@ _axpy_kernel: Any = cuda.jit(_axpy)
 
 
 def launch(kernel: Any, grid: Any, block: Any, stream: Any, *args: Any) -> None:
-    """``kernel[grid, block, stream](*args)``, without Numba's low-occupancy warning."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=_LOW_OCCUPANCY, category=_PERFORMANCE_WARNING)
-        kernel[grid, block, stream](*args)
+    """``kernel[grid, block, stream](*args)``: no low-occupancy advice, no host sync per argument.
+
+    Both targets make the host wait, per argument, for the stream a CuPy array names in its
+    ``__cuda_array_interface__`` (CuPy's current one; numba-cuda-mlir: descriptor.py,
+    ``_sync_cuda_array_interface_stream``; numba-cuda: api.py, ``from_cuda_array_interface``).
+    A launch on that very stream is ordered after the work that wrote the array anyway, so such
+    arrays go in as ``cuda.as_cuda_array(a, sync=False)``; an array of another stream keeps
+    the wait. With :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
+    """
+    _configured(kernel, grid, block, stream)(*(_unsynced(arg, stream) for arg in args))
+
+
+def _configured(kernel: Any, grid: Any, block: Any, stream: Any) -> Any:
+    """``kernel[grid, block, stream]``, a small grid without the low-occupancy advice.
+
+    Not ``warnings.catch_warnings``: it swaps the process-wide filter list, which is not
+    thread-safe (threaded Dask workers). The targets' own switch, read at each configuration,
+    silences exactly this advice (numba-cuda's test base class sets it so). It is process-wide
+    too, so it is off only while a small grid is configured, under a lock, then put back: a
+    small launch of another thread in that instant misses the advice too, nothing else does.
+    """
+    blocks = int(np.prod(grid))  # a 2-D grid is a tuple
+    if blocks >= _LOW_OCCUPANCY_BLOCKS or _CONFIG is None:
+        return kernel[grid, block, stream]
+    with _CONFIG_LOCK:
+        before = _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS
+        _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+        try:
+            return kernel[grid, block, stream]
+        finally:
+            _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = before
+
+
+def _unsynced(arg: Any, stream: Any) -> Any:
+    """``arg`` as a device array that skips the stream wait, when it was written on ``stream``."""
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface is None or getattr(arg, "__cuda_ndarray__", False):
+        return arg  # host values and Numba's own device arrays: no wait to skip
+    if interface.get("stream") != (int(stream) or _LEGACY_DEFAULT_STREAM):
+        return arg  # another stream's data (or none named): the target's rule stands
+    return cuda.as_cuda_array(arg, sync=False)
 
 
 def launch_axpy(
@@ -137,3 +191,86 @@ def launch_axpy(
     blocks = blocks_for(out.size, threads)
     if blocks:  # a grid of zero blocks is a CUDA launch error
         launch(_axpy_kernel, blocks, threads, stream, a, x, y, out)
+
+
+# --- PTX, for tests: what the compiler really emits, without a GPU --------------------------------
+
+PTX_CC = (7, 5)  # an old target: what compiles for it compiles for every newer GPU
+# One PTX instruction: an optional predicate guard, the opcode, its operands.
+_INSTRUCTION = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.]*)\s+([^;]*);", re.MULTILINE)
+# %ctaid is the block index, %nctaid the grid size: both must be widened before any arithmetic.
+_GRID_REGISTER = re.compile(r"%n?ctaid\.[xyz]")
+_WIDENING = re.compile(r"(mul|mad)\.wide\.[su]32|cvt\.[su]64\.[su]32|setp\..*")
+
+
+def ptx_unavailable() -> str | None:
+    """Why kernels cannot be compiled to PTX here, or None when they can (no GPU needed)."""
+    if _simulator_enabled():
+        return "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) compiles nothing to PTX"
+    if BACKEND == "numba-cuda" and importlib.util.find_spec("numba_cuda") is None:
+        return (
+            "neither numba-cuda-mlir (the GPU extra on Python >= 3.11) nor numba-cuda (the GPU"
+            " extra on Python 3.10, and nox -s tests_sim) is installed"
+        )
+    return None
+
+
+def ptx_of(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -> str:
+    """A kernel's PTX (``@cuda.jit`` or its function) for ``signature``, without a GPU.
+
+    The signature is a string, ``"void(float32, float32[::1])"``: each target has its own types.
+    """
+    # The dispatcher's function, not the dispatcher: numba-cuda-mlir would store `cc` in it.
+    function = getattr(kernel, "py_func", kernel)
+    with _compute_capability(cc):
+        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
+    return str(ptx)
+
+
+@contextlib.contextmanager
+def _compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """numba-cuda-mlir's compute capability query answering ``cc`` during a compile.
+
+    It asks the driver even for an explicit ``cc`` (mlir_optimization.py evaluates the query as
+    a default), which fails without one; the cache a real answer fills holds ``cc`` meanwhile.
+    """
+    if BACKEND != "numba-cuda-mlir":
+        yield
+        return
+    tools: Any = importlib.import_module("numba_cuda_mlir.tools")
+    if tools._cached_cc is not None:  # a device answered already: keep its answer
+        yield
+        return
+    tools._cached_cc = cc
+    try:
+        yield
+    finally:
+        tools._cached_cc = None
+
+
+def ptx_problems(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -> list[str]:
+    """What is wrong in a kernel's PTX for ``signature`` (see :func:`ptx_of`); empty when nothing.
+
+    - The block index or grid size in 32-bit arithmetic: a global index past ``2**31 - 1``
+      wraps around, and the elements beyond it are never reached. Compute it as
+      ``np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x``, not ``cuda.grid(1)``.
+    - float64 instructions where ``signature`` has no float64 (or complex128): a literal or a
+      conversion computing in float64, at 1/32 to 1/64 of the float32 rate on most GPUs.
+    """
+    float64 = "float64" in signature or "complex128" in signature
+    return _ptx_findings(ptx_of(kernel, signature, cc=cc), float64=float64)
+
+
+def _ptx_findings(ptx: str, *, float64: bool) -> list[str]:
+    """:func:`ptx_problems` of PTX text; ``float64``: whether float64 instructions belong in it."""
+    grid_registers: set[str] = set()
+    found = []
+    for opcode, operands in _INSTRUCTION.findall(ptx):
+        destination, *sources = (operand.strip() for operand in operands.split(","))
+        if sources and _GRID_REGISTER.fullmatch(sources[0]) and opcode.startswith("mov."):
+            grid_registers.add(destination)
+        elif grid_registers.intersection(sources) and not _WIDENING.fullmatch(opcode):
+            found.append(f"32-bit arithmetic on the block index or grid size: {opcode} {operands}")
+        if not float64 and ".f64" in opcode:
+            found.append(f"float64 in a kernel without float64 arguments: {opcode} {operands}")
+    return found

@@ -32,7 +32,9 @@ def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
         partial = cuda.shared.array(threads, element)
         tid = cuda.threadIdx.x
         total = zero
-        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):  # grid-stride loop
+        # A grid-stride loop, its start and stride 64-bit (see _numba_cuda: cuda.grid is not).
+        start = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + tid
+        for i in range(start, x.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
             total += x[i] * x[i]
         partial[tid] = total
         cuda.syncthreads()

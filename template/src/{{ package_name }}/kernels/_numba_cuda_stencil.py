@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._launch import BLOCK_2D, grid_2d
 from ._numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 from ._numba_shared import stencil_point_source
@@ -23,12 +25,15 @@ _stencil_point: Any = cuda.jit(device=True, inline="always")(stencil_point_sourc
 
 
 def _laplacian(u: Any, out: Any) -> None:
-    col, first_row = cuda.grid(2)  # x runs along columns: a warp reads contiguous memory
+    # x runs along columns, so a warp reads contiguous memory. 64-bit indices (see _numba_cuda:
+    # cuda.grid is not): a row may hold 2**31 columns or more.
+    col = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    first_row = np.int64(cuda.blockIdx.y) * cuda.blockDim.y + cuda.threadIdx.y
     rows, cols = u.shape
     if col >= cols:  # the last blocks overhang the grid
         return
     # A grid-stride loop over rows: the launch caps the grid's y at MAX_GRID_Y blocks.
-    for row in range(first_row, rows, cuda.gridsize(2)[1]):
+    for row in range(first_row, rows, np.int64(cuda.gridDim.y) * cuda.blockDim.y):
         if 0 < row < rows - 1 and 0 < col < cols - 1:
             out[row, col] = _stencil_point(u, row, col)
         else:
