@@ -60,7 +60,7 @@ def _context() -> Iterator[Any]:
         return
     try:
         device = cuda.Context.get_device()  # cuCtxGetDevice: the driver's current context
-    except cuda.Error:  # none is current in this thread: the runtime's default device
+    except cuda.LogicError:  # CUDA_ERROR_INVALID_CONTEXT, none current: the runtime's default
         device = cuda.Device(0)
     with _PRIMARY_LOCK:
         _PRIMARY[device] = context = _PRIMARY.get(device) or device.retain_primary_context()
