@@ -7,15 +7,8 @@ loader compiles one self-contained string: NVRTC (CuPy's ``RawModule``, cuda.cor
 and nvcc (PyCUDA's ``SourceModule``) need no include path, and the package works from a wheel, an
 editable install or a zip.
 
-Index arithmetic, checked in the PTX by the template's tests (a 32-bit index wraps past 2**31
-elements, silently):
-
-===================================================  ==============================================
-thread column, row: ``blockIdx * blockDim + tid``    64-bit: cast first (``mul.wide.u32``)
-row stride, flat index, neighbours, ``rows, cols``   64-bit (``long long``, int64 at launch)
-blocks along x, ``ceil(cols / 16)``                  at most 2**31 - 1: ``grid_2d`` refuses more
-blocks along y                                       capped at 65,535; the rows loop with a stride
-===================================================  ==============================================
+Every index in ``laplacian.cu`` is 64-bit, its sizes included (launch with int64 scalars): a
+32-bit one wraps past 2**31 elements, silently. ``_launch.grid_2d`` bounds the block counts.
 """
 
 from __future__ import annotations
