@@ -169,11 +169,9 @@ class DriverTooOld(Check):
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
-        groups = facts.by_cuda_major()
-        if not groups:  # nothing installed: driver-too-old-for-project judges the project's
-            return None
+        groups = facts.by_cuda_major()  # none installed: driver-too-old-for-project's case
         # The newest runtime installed sets the bar.
-        too_old = _driver_too_old(facts, max(groups), "installed packages")
+        too_old = _driver_too_old(facts, max(groups), "installed packages") if groups else None
         if too_old is None:
             return None
         older = f", or install packages built for CUDA {too_old.runs}" if too_old.runs else ""
@@ -192,10 +190,8 @@ class DriverTooOldForProject(Check):
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
-        if facts.by_cuda_major():  # packages installed: driver-too-old judges those
-            return None
         too_old = _driver_too_old(facts, CUDA_MAJOR, f"{DISTRIBUTION}'s GPU libraries")
-        if too_old is None:
+        if too_old is None or facts.by_cuda_major():  # installed ones: driver-too-old's case
             return None
         # The project's own build for an older major runs here: that is its other way out.
         rebuild = f"build {DISTRIBUTION} for CUDA {too_old.runs} (copier update --data cuda_major"
@@ -321,7 +317,7 @@ def _numba_cuda_hint() -> str:
     """How this project installs Numba's CUDA target: its extra, or the matrix's pins."""
     if NUMBA_CUDA_IN_EXTRA:
         return _install_hint()
-    # pip skips a requirement whose marker does not fit this Python, so one command fits all.
+    # pip skips a requirement whose marker does not fit this Python: one command fits all.
     return "pip install " + " ".join(f'"{pin}"' for pin in NUMBA_CUDA_PINS)
 
 

@@ -126,18 +126,14 @@ def _write(text: str, stream: TextIO) -> None:
     stream.write(text.encode(encoding, errors="backslashreplace").decode(encoding) + "\n")
 
 
-# What a program killed by SIGPIPE reports (128 + 13), as `yes | head -1` shows for `yes`: the
-# reader of the report went away, or there was none, and the verdict never reached anyone.
+# What a program killed by SIGPIPE reports (128 + 13): the report reached no reader.
 EXIT_NO_READER = 141
 
 
 def _no_reader() -> int:
-    # Point stdout at the null device, so that the interpreter's flush at exit does not raise
-    # again and print "Exception ignored ... BrokenPipeError" (Python's documented recipe).
-    if sys.stdout is not None:
-        # No file descriptor to replace (a stream without one): nothing will flush there.
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # stdout to the null device, or the flush at exit fails again ("Exception ignored ...").
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # None, or no descriptor
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_NO_READER
 
 

@@ -57,20 +57,15 @@ def query_nvcc() -> Nvcc:
 
 
 def _installed(fullname: str, path: Sequence[str] | None) -> bool:
-    """Whether ``fullname`` is on the search path, looked up as files: nothing is imported.
-
-    A library that only a meta-path finder of its own can find (some editable installs) counts as
-    absent here; ``--probe`` imports it.
-    """
+    """Whether ``fullname`` is on the search path (as files: nothing is imported)."""
     return PathFinder.find_spec(fullname, path) is not None
 
 
 class _RefuseCudaImports(MetaPathFinder):
     """Refuse to import CUDA libraries, and remember which one was asked for.
 
-    A library that is not installed fails as its import would ("No module named ..."), so the
-    GPU module decides exactly as it will in the program: "CuPy is not installed" is a decision,
-    and with ``REQUIRE_GPU`` set it is the error the program will raise.
+    One that is not installed fails as its import would, so the GPU module decides as it will in
+    the program ("CuPy is not installed"; with ``REQUIRE_GPU``, the error it will raise).
     """
 
     def __init__(self) -> None:
