@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 from typing import Any
 
@@ -98,11 +99,40 @@ def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Bui
     )
 
 
-def test_default_sessions_are_lint_typecheck_and_the_cpu_tests(project: Built) -> None:
+def test_coverage_combines_the_cpu_and_simulator_sessions_and_holds_its_floor(
+    project: Built,
+) -> None:
+    # The data of the two sessions above: every tests_cpu Python and the simulator run.
+    assert list(project.project.glob(".coverage.*"))
+    result = nox(project, "-s", "coverage")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert re.search(r"^TOTAL .* (9\d|100)%$", result.stdout, flags=re.MULTILINE), result.stdout
+    # Only your code counts: the package's own modules, not the template's subpackages.
+    assert "/gpu/" not in result.stdout
+    assert "/kernels/" not in result.stdout
+
+
+def test_coverage_fails_when_your_code_has_untested_lines(project: Built) -> None:
+    # A module of yours that no test runs: coverage finds it in the installed package.
+    untested = project.project / "src" / project.answer("package_name") / "untested.py"
+    body = "".join(f"    total += {i}\n" for i in range(20))
+    untested.write_text(f"def add() -> int:\n    total = 0\n{body}    return total\n", "utf-8")
+    try:
+        floor = project.answer("python_min")
+        result = nox(project, "-s", f"tests_cpu-{floor}", "coverage")
+    finally:
+        untested.unlink()
+    assert result.returncode != 0
+    assert "untested.py" in result.stdout
+    assert "is less than fail-under=90" in result.stdout
+
+
+def test_default_sessions_are_the_cpu_tests_coverage_lint_and_typecheck(project: Built) -> None:
     listed = nox(project, "-l").stdout
     assert "* lint" in listed
     assert "* typecheck" in listed
     assert "* tests_cpu" in listed
+    assert "* coverage" in listed
     assert "- tests_gpu" in listed  # listed, not run by default
 
 
