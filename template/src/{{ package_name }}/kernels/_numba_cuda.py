@@ -173,7 +173,10 @@ def _unsynced(arg: Any, stream: Any) -> Any:
     interface = getattr(arg, "__cuda_array_interface__", None)
     if interface is None or getattr(arg, "__cuda_ndarray__", False):
         return arg  # host values and Numba's own device arrays: no wait to skip
-    if interface.get("stream") != (int(stream) or _LEGACY_DEFAULT_STREAM):
+    # Not int(stream): a Numba stream's __int__ returns an enum for the default stream, which
+    # Python deprecates (a DeprecationWarning); its handle converts cleanly.
+    handle = stream if isinstance(stream, int) else int(stream.handle)
+    if interface.get("stream") != (handle or _LEGACY_DEFAULT_STREAM):
         return arg  # another stream's data (or none named): the target's rule stands
     return cuda.as_cuda_array(arg, sync=False)
 
