@@ -102,6 +102,23 @@ def test_every_ci_file_runs_the_pinned_nox(github: Path, gitlab: Path) -> None:
         assert set(calls) == {f"uvx nox@{PINS['tools']['nox']}"}, path.name
 
 
+def test_ci_installs_from_the_lock_except_on_its_weekly_run(github: Path, gitlab: Path) -> None:
+    ci = yaml.safe_load((github / ".github/workflows/ci.yml").read_text("utf-8"))
+    assert ci[True]["schedule"]  # PyYAML reads the key `on` as True
+    for name in ("checks", "tests"):
+        steps = ci["jobs"][name]["steps"]
+        (export,) = [step for step in steps if "uv export --locked" in step.get("run", "")]
+        assert export["if"] == "github.event_name != 'schedule'"
+        assert "LOCK_CONSTRAINTS=" in export["run"]
+        assert steps.index(export) < next(
+            i for i, s in enumerate(steps) if "nox" in s.get("run", "")
+        )
+    script = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))[".nox"]["script"]
+    assert "uv export --locked" in script[0]
+    assert 'if [ "$CI_PIPELINE_SOURCE" != schedule ]' in script[0]
+    assert "export LOCK_CONSTRAINTS=" in script[0]
+
+
 def test_dependabot_moves_the_lock_file_and_the_actions(github: Path) -> None:
     config = yaml.safe_load((github / ".github/dependabot.yml").read_text("utf-8"))
     ecosystems = {update["package-ecosystem"] for update in config["updates"]}

@@ -7,10 +7,13 @@ import importlib.util
 import os
 import re
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Built, Render, build_and_install, git
+import yaml
+from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Built, Render, build_and_install, git, run
 
 pytestmark = pytest.mark.slow
 
@@ -169,3 +172,40 @@ def test_gpu_session_installs_every_gpu_extra_and_takes_the_doctors_probe_verdic
         ("run", "python", "-m", f"{package}.doctor", "--probe"),
     ]
     assert session.calls[2][:2] == ("run", "pytest")
+
+
+def lock_export_command(workflow: str) -> list[str]:
+    """The `uv export` command line CI runs before nox, as the workflow writes it."""
+    text = (workflow.split("uv export", 1)[1].split("\n\n", 1)[0]).replace("\\\n", " ")
+    return ["uv", "export", *text.split("\n", 1)[0].split()]
+
+
+def test_ci_installs_take_the_versions_the_lock_pins(render: Render, tmp_path: Path) -> None:
+    project = render({"gpu_libraries": ["cupy", "numba"]}, name="locked")
+    git("init", "-q", "-b", "main", cwd=project)
+    run(["uv", "lock", "--quiet"], cwd=project)
+    workflow = (project / ".github/workflows/ci.yml").read_text("utf-8")
+    command = lock_export_command(workflow)
+    assert command[-2:] == ["--output-file", '"${RUNNER_TEMP}/uv-lock.txt"']
+    constraints = tmp_path / "uv-lock.txt"
+    run([*command[:-1], str(constraints)], cwd=project)
+    locked = constraints.read_text("utf-8")
+    assert re.search(r"^hypothesis==", locked, flags=re.MULTILINE)
+    # An older hypothesis than the newest the range allows: the install must take the lock's.
+    constraints.write_text(re.sub(r"(?m)^hypothesis==\S+", "hypothesis==6.100.0", locked))
+    floor = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))["python_min"]
+    envdir = tmp_path / "nox-envs"
+    nox_cmd = [sys.executable, "-m", "nox", "--envdir", str(envdir), "--install-only"]
+    run(
+        [*nox_cmd, "-s", f"tests_cpu-{floor}"],
+        cwd=project,
+        env={"LOCK_CONSTRAINTS": str(constraints)},
+    )
+    (python,) = envdir.glob("tests_cpu*/bin/python")
+    installed = subprocess.run(
+        [str(python), "-c", "import hypothesis; print(hypothesis.__version__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert installed == "6.100.0"
