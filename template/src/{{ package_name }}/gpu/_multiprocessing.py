@@ -25,9 +25,8 @@ def fork_hazard() -> str | None:
     A forked child inherits a CUDA context it cannot use, and none of the threads of Numba's
     parallel loops: GNU OpenMP (Numba's layer on Linux) terminates a child that runs one.
     """
-    cuda = [name for name in CUDA_MODULES if name in sys.modules]
-    if cuda:
-        return f"{cuda[0]} is imported and may have initialised CUDA"
+    if cuda := next((name for name in CUDA_MODULES if name in sys.modules), None):
+        return f"{cuda} is imported and may have initialised CUDA"
     # Read where Numba keeps it, never imported: a missing flag (a newer Numba) counts as started.
     parallel = sys.modules.get("numba.np.ufunc.parallel")
     if parallel is not None and getattr(parallel, "_is_initialized", True):

@@ -221,8 +221,7 @@ def _output(
                 "with gpu.to_device(...) or gpu.to_cpu(...)"
             )
         raise TypeError(f"{name}: out must be a {kind}, got {type(out).__name__}")
-    # A subclass may index and reshape otherwise: a numpy.matrix stays 2-D through reshape(-1),
-    # so a flat loop over it would write whole rows, past its end.
+    # Subclasses may reshape otherwise: a numpy.matrix stays 2-D, and a flat loop writes its rows.
     if not on_device and type(out) not in (np.ndarray, np.memmap):
         raise TypeError(
             f"{name}: out is a {type(out).__name__}, a NumPy subclass the kernels cannot write "
