@@ -121,4 +121,4 @@ def test_default_sessions_are_marked_in_the_noxfile_not_listed(all_options: Path
         check=True,
     )
     default = {s["name"] for s in json.loads(proc.stdout) if s.get("default", True)}
-    assert default == {"lint", "typecheck", "tests_cpu"}
+    assert default == {"tests_cpu", "coverage", "lint", "typecheck"}
