@@ -59,6 +59,12 @@ INTENDED: dict[str, str] = {
     ".dockerignore": "docs: Sphinx builds into docs/_build/, not site/",
     "src/*/scale/*": "new, dask option: the package's functions chunk by chunk on a Dask cluster",
     "docs/scale-out.md": "new, dask option: when and how to scale out, chunks against GPU memory",
+    ".git_archival.txt": "new: a source archive of a tag builds with the tag's version",
+    ".gitattributes": "export-subst fills .git_archival.txt in source archives",
+    ".readthedocs.yaml": "new, docs_hosting: Read the Docs builds as nox -s docs does",
+    "compose.yaml": "the image is named for the repository's registry (repository_url)",
+    ".github/dependabot.yml": "Dependabot moves uv.lock (package-ecosystem uv)",
+    ".devcontainer/*": "the CUDA image on the stated driver (its NVIDIA_REQUIRE_CUDA)",
 }
 
 
