@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Render
 
-# The default answers, and every option on.
+# The default answers, and every option on. Raised from 7,000 and 10,000 (2026-12-02) for what
+# the second GPU review, the second hardening round and the day-one conventions added to every
+# render: the PTX checks of the shipped compiler, the GPU test past 2**31 elements, coverage,
+# Read the Docs, the repository's links; the headroom left is what the next addition must find.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 7_000),
+    "defaults": ({}, 7_500),
     "all-options": (
         {
             "gpu_libraries": ALL_LIBRARIES,
@@ -24,7 +27,7 @@ BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
             "dask": True,
             "devcontainer": True,
         },
-        10_000,
+        10_800,
     ),
 }
 
