@@ -38,7 +38,7 @@ def release_jobs(project: Path) -> dict[str, Any]:
 
 def test_release_builds_once_with_the_build_session_and_keeps_the_files(github: Path) -> None:
     steps = release_jobs(github)["dist"]["steps"]
-    assert [s["run"] for s in steps if "run" in s] == ["uvx nox -s build"]
+    assert [s["run"] for s in steps if "run" in s] == [f"uvx nox@{PINS['tools']['nox']} -s build"]
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["with"]["path"] == "dist/"
     assert "def build(session" in (github / "noxfile.py").read_text("utf-8")
