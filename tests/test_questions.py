@@ -187,6 +187,11 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "
         "Raise python_min to 3.11 or drop jax.",
     ),
+    "extension-without-cupy": (
+        {"extension": "cuda-cpp", "gpu_libraries": ["numba"]},
+        "The compiled extension's GPU path takes CuPy arrays (nanobind reads them through DLPack), "
+        "and gpu_libraries has no cupy. Add cupy to gpu_libraries or answer none to extension.",
+    ),
 }
 
 

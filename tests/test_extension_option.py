@@ -1,0 +1,278 @@
+"""The extension option: a compiled CUDA C++ module built into the wheel with nanobind.
+
+The rendering tests read the option's files, build requirements and CUDA architectures against
+the matrix for every major. The ``slow`` tests build one render (``extension=cuda-cpp``, other
+answers default: CuPy and Numba on the newest major) with ``uv build`` on this driverless machine,
+with every directory that holds an nvcc taken off PATH, so that the toolkit wheels among the
+build requirements are proved to be enough; then they install the wheel in a fresh venv, run the
+render's own extension tests there, and read the compiled architectures back with cuobjdump.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tarfile
+import time
+import tomllib
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MAJORS, Render, git, run
+from template_data import load_computed, questions
+
+MATRIX: dict[str, Any] = load_computed("cuda_matrix")
+PINS: dict[str, Any] = load_computed("pins")
+PACKAGE = "my_gpu_project"
+NEWEST = MAJORS[-1]
+# What the option brings, as a rendered project has it.
+EXTENSION_FILES = [
+    "CMakeLists.txt",
+    "csrc/axpy.cu",
+    "csrc/axpy.hpp",
+    "csrc/axpy_cpu.cpp",
+    "csrc/bindings.cpp",
+    f"src/{PACKAGE}/kernels/cuda_cpp.py",
+    f"src/{PACKAGE}/kernels/_cuda_cpp.pyi",
+    "tests/test_kernels_cuda_cpp.py",
+    "docs/compiled-extension.md",
+]
+TAG = "v1.2.3"
+
+
+def extension_of(major: int) -> dict[str, Any]:
+    """The matrix's facts about the compiled extension for ``major``."""
+    facts: dict[str, Any] = MATRIX["majors"][str(major)]["extension"]
+    return facts
+
+
+def pyproject(project: Path) -> dict[str, Any]:
+    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+
+
+@pytest.fixture(scope="module", params=["cuda-cpp", "none"])
+def extension_render(request: pytest.FixtureRequest, render: Render) -> tuple[bool, Path]:
+    """The default answers with and without the extension."""
+    chosen = request.param == "cuda-cpp"
+    return chosen, render({"extension": request.param}, name=f"extension-{request.param}")
+
+
+@pytest.fixture(scope="module", params=MAJORS, ids=[f"cuda{major}" for major in MAJORS])
+def major_render(request: pytest.FixtureRequest, render: Render) -> tuple[int, Path]:
+    """The extension on each major of the matrix."""
+    answers = {"extension": "cuda-cpp", "cuda_major": request.param}
+    return request.param, render(answers, name=f"extension-cuda{request.param}")
+
+
+def test_the_option_is_off_by_default() -> None:
+    assert questions()["extension"]["default"] == "none"
+
+
+def test_the_extension_files_follow_the_answer(extension_render: tuple[bool, Path]) -> None:
+    chosen, project = extension_render
+    present = {name: (project / name).is_file() for name in EXTENSION_FILES}
+    assert present == dict.fromkeys(EXTENSION_FILES, chosen)
+
+
+def test_the_build_backend_follows_the_answer(extension_render: tuple[bool, Path]) -> None:
+    chosen, project = extension_render
+    backend = pyproject(project)["build-system"]["build-backend"]
+    assert backend == ("scikit_build_core.build" if chosen else "hatchling.build")
+
+
+def test_the_build_requirements_are_the_pins_and_the_majors_toolkit_wheels(
+    major_render: tuple[int, Path],
+) -> None:
+    major, project = major_render
+    expected = PINS["extension_build"] + extension_of(major)["build_requirements"]
+    assert pyproject(project)["build-system"]["requires"] == expected
+
+
+def test_the_version_comes_from_git_tags_through_setuptools_scm(
+    major_render: tuple[int, Path],
+) -> None:
+    _, project = major_render
+    config = pyproject(project)
+    assert config["project"]["dynamic"] == ["version"]
+    provider = config["tool"]["scikit-build"]["metadata"]["version"]["provider"]
+    assert provider == "scikit_build_core.metadata.setuptools_scm"
+    assert config["tool"]["setuptools_scm"]["fallback_version"] == "0.0.0"
+
+
+def cmake_architectures(project: Path) -> list[str]:
+    """The architectures CMakeLists.txt asks nvcc for, in CMake's spelling ("75-real", "120")."""
+    text = (project / "CMakeLists.txt").read_text("utf-8")
+    found = re.search(r"set\(CMAKE_CUDA_ARCHITECTURES ([^)]*)\)", text)
+    assert found, "CMakeLists.txt sets no CMAKE_CUDA_ARCHITECTURES"
+    return found.group(1).split()
+
+
+def test_cmake_asks_for_sass_of_each_matrix_architecture_and_ptx_of_the_newest(
+    major_render: tuple[int, Path],
+) -> None:
+    major, project = major_render
+    *older, newest = sorted(extension_of(major)["architectures"])
+    assert cmake_architectures(project) == [f"{arch}-real" for arch in older] + [str(newest)]
+
+
+def test_cmake_refuses_an_nvcc_of_another_major(major_render: tuple[int, Path]) -> None:
+    major, project = major_render
+    text = (project / "CMakeLists.txt").read_text("utf-8")
+    assert f'CMAKE_CUDA_COMPILER_VERSION MATCHES "^{major}\\\\."' in text
+    assert f"glob('cu{major}/bin/nvcc')" in text
+
+
+# --- the build, on this machine ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltExtension:
+    """The render, its sdist and wheel, a venv with the wheel installed, and the build's figures."""
+
+    project: Path
+    sdist: Path
+    wheel: Path
+    venv_python: Path
+    build_seconds: float
+
+
+def without_nvcc(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with every PATH directory that holds an nvcc dropped, and no CUDACXX or CUDA_PATH."""
+    kept = [d for d in env.get("PATH", "").split(os.pathsep) if d and not Path(d, "nvcc").exists()]
+    cleared = {k: v for k, v in env.items() if k not in {"CUDACXX", "CUDA_PATH", "CUDA_HOME"}}
+    return {**cleared, "PATH": os.pathsep.join(kept)}
+
+
+def uv_build(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    cmd = ["uv", "build", "--python", "3.11", "--out-dir", "dist"]
+    return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture(scope="module")
+def built_extension(render: Render) -> BuiltExtension:
+    """The extension render, tagged, built with no nvcc on PATH and installed in a fresh venv."""
+    project = render({"extension": "cuda-cpp"}, name="extension-build")
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    git("tag", TAG, cwd=project)
+    started = time.perf_counter()
+    proc = uv_build(project, without_nvcc(dict(os.environ)))
+    seconds = time.perf_counter() - started
+    assert proc.returncode == 0, f"uv build failed\n{proc.stdout}\n{proc.stderr}"
+    sdist = next((project / "dist").glob("*.tar.gz"))
+    wheel = next((project / "dist").glob("*.whl"))
+    size = wheel.stat().st_size / 1e3
+    print(f"\nextension wheel: {wheel.name}, {size:.0f} kB, built in {seconds:.1f} s")
+    venv = project.parent / "venv"
+    run(["uv", "venv", "--quiet", "--python", "3.11", str(venv)], cwd=project)
+    python = venv / "bin" / "python"
+    run(
+        ["uv", "pip", "install", "--quiet", "--python", str(python), str(wheel), "--group", "test"],
+        cwd=project,
+    )
+    return BuiltExtension(project, sdist, wheel, python, seconds)
+
+
+@pytest.fixture(scope="module")
+def cuobjdump(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """cuobjdump of the newest major, from the CUDA toolkit wheels (no system CUDA needed)."""
+    target = tmp_path_factory.mktemp("cuobjdump")
+    requirement = f"cuda-toolkit[cuobjdump]=={NEWEST}.*"
+    run(["uv", "pip", "install", "--quiet", "--target", str(target), requirement], cwd=target)
+    found = next(target.rglob("bin/cuobjdump"), None)
+    assert found, f"{requirement} installed no cuobjdump"
+    return found
+
+
+def compiled_module(built: BuiltExtension) -> Path:
+    site = built.venv_python.parents[1] / "lib"
+    found = next(site.rglob(f"{PACKAGE}/kernels/_cuda_cpp*.so"), None)
+    assert found, "the wheel installed no compiled module"
+    return found
+
+
+@pytest.mark.slow
+def test_the_wheel_is_platform_specific_and_versioned_from_the_git_tag(
+    built_extension: BuiltExtension,
+) -> None:
+    name = built_extension.wheel.name
+    assert name.startswith(f"{PACKAGE}-{TAG[1:]}-cp311-cp311-"), name
+    assert "linux" in name, name
+
+
+@pytest.mark.slow
+def test_the_sdist_carries_cmake_and_the_cuda_sources(built_extension: BuiltExtension) -> None:
+    with tarfile.open(built_extension.sdist) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {"CMakeLists.txt", "csrc/axpy.cu", "csrc/bindings.cpp"} <= names
+
+
+@pytest.mark.slow
+def test_the_wheel_links_no_cuda_library(built_extension: BuiltExtension) -> None:
+    names = zipfile.ZipFile(built_extension.wheel).namelist()
+    assert any(re.search(rf"{PACKAGE}/kernels/_cuda_cpp\..*\.so$", n) for n in names), names
+    assert not [n for n in names if "libcuda" in n], "the CUDA runtime is linked in statically"
+    needed = run(["readelf", "-d", str(compiled_module(built_extension))], cwd=Path.cwd())
+    assert "libcudart" not in needed
+    assert "libcuda.so" not in needed  # the static runtime opens the driver when first used
+
+
+@pytest.mark.slow
+def test_the_module_imports_without_a_driver_and_names_the_cuda_error(
+    built_extension: BuiltExtension,
+) -> None:
+    script = (
+        f"from {PACKAGE}.kernels import cuda_cpp\n"
+        "try:\n    cuda_cpp.cuda_device_count()\n"
+        "except cuda_cpp.CudaError as exc:\n    print(exc)\n"
+    )
+    out = run([str(built_extension.venv_python), "-c", script], cwd=built_extension.project)
+    assert out.startswith(("cudaErrorInsufficientDriver", "cudaErrorNoDevice")), out
+
+
+@pytest.mark.slow
+def test_the_renders_extension_tests_pass_and_skip_the_gpu_ones_with_the_reason(
+    built_extension: BuiltExtension,
+) -> None:
+    cmd = [str(built_extension.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs"]
+    out = run([*cmd, "tests/test_kernels_cuda_cpp.py"], cwd=built_extension.project)
+    assert re.search(r"\b\d+ passed", out), out
+    assert "SKIPPED" in out, out
+    assert "needs a CUDA GPU: no NVIDIA driver" in out, out
+
+
+@pytest.mark.slow
+def test_the_module_holds_sass_of_each_matrix_architecture_and_ptx_of_the_newest(
+    built_extension: BuiltExtension, cuobjdump: Path
+) -> None:
+    listing = run(
+        [str(cuobjdump), "--list-elf", "--list-ptx", str(compiled_module(built_extension))],
+        cwd=built_extension.project,
+    )
+    sass = {int(arch) for arch in re.findall(r"\.sm_(\d+)\.cubin", listing)}
+    ptx = {int(arch) for arch in re.findall(r"\.sm_(\d+)\.ptx", listing)}
+    architectures = extension_of(NEWEST)["architectures"]
+    assert (sass, ptx) == (set(architectures), {max(architectures)}), listing
+
+
+@pytest.mark.slow
+def test_a_build_refuses_an_nvcc_of_another_major_with_advice(render: Render) -> None:
+    """The oldest major's render, built with the newest major's nvcc from the toolkit wheels."""
+    other = MAJORS[0]
+    if other == NEWEST:
+        pytest.skip("the matrix has one major")
+    project = render({"extension": "cuda-cpp", "cuda_major": other}, name="extension-mismatch")
+    tools = project.parent / "nvcc"
+    requirement = f"cuda-toolkit[nvcc]=={NEWEST}.*"
+    run(["uv", "pip", "install", "--quiet", "--target", str(tools), requirement], cwd=project)
+    nvcc = next(tools.rglob("bin/nvcc"))
+    proc = uv_build(project, {**without_nvcc(dict(os.environ)), "CUDACXX": str(nvcc)})
+    assert proc.returncode != 0
+    said = " ".join((proc.stdout + proc.stderr).split())
+    assert f"but this project is built for CUDA {other}" in said, said
+    assert f"Point CUDACXX at a CUDA {other} nvcc" in said, said
