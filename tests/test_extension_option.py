@@ -172,7 +172,7 @@ def built_extension(render: Render) -> BuiltExtension:
     run(["uv", "venv", "--quiet", "--python", "3.11", str(venv)], cwd=project)
     python = venv / "bin" / "python"
     run(
-        ["uv", "pip", "install", "--quiet", "--python", str(python), str(wheel), "--group", "test"],
+        ["uv", "pip", "install", "--quiet", "--python", str(python), str(wheel), "--group", "dev"],
         cwd=project,
     )
     return BuiltExtension(project, sdist, wheel, python, seconds)
@@ -194,6 +194,15 @@ def compiled_module(built: BuiltExtension) -> Path:
     found = next(site.rglob(f"{PACKAGE}/kernels/_cuda_cpp*.so"), None)
     assert found, "the wheel installed no compiled module"
     return found
+
+
+@pytest.mark.slow
+def test_ruff_and_mypy_strict_pass_on_the_extension_render(built_extension: BuiltExtension) -> None:
+    project, python = built_extension.project, str(built_extension.venv_python)
+    run([python, "-m", "ruff", "check", "--no-cache", "."], cwd=project)
+    run([python, "-m", "ruff", "format", "--check", "--no-cache", "."], cwd=project)
+    out = run([python, "-m", "mypy", "--no-incremental", "--cache-dir=/dev/null"], cwd=project)
+    assert "Success: no issues found" in out
 
 
 @pytest.mark.slow
