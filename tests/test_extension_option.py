@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MAJORS, Render, git, run
+import yaml
+from conftest import MAJORS, Render, git, run, tool
 from template_data import load_computed, questions
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
@@ -124,6 +125,57 @@ def test_cmake_refuses_an_nvcc_of_another_major(major_render: tuple[int, Path]) 
     text = (project / "CMakeLists.txt").read_text("utf-8")
     assert f'CMAKE_CUDA_COMPILER_VERSION MATCHES "^{major}\\\\."' in text
     assert f"glob('cu{major}/bin/nvcc')" in text
+
+
+# --- release wheels: cibuildwheel's settings and the release workflow ---------------------------
+
+
+def test_cibuildwheel_builds_in_the_majors_manylinux_images_and_keeps_the_driver_out(
+    major_render: tuple[int, Path],
+) -> None:
+    major, project = major_render
+    linux = pyproject(project)["tool"]["cibuildwheel"]["linux"]
+    image = extension_of(major)["manylinux_image"]
+    assert linux["archs"] == ["x86_64", "aarch64"]
+    for arch in linux["archs"]:
+        assert linux[f"manylinux-{arch}-image"] == image.replace("{arch}", arch)
+    assert "--exclude libcuda.so.1" in linux["repair-wheel-command"]
+
+
+@pytest.mark.parametrize(
+    "schema", ["vendor.github-workflows", "custom.github-workflows-require-timeout"]
+)
+def test_the_release_workflow_with_wheels_matches_its_schemas(
+    extension_render: tuple[bool, Path], schema: str
+) -> None:
+    _, project = extension_render
+    release = ".github/workflows/release.yml"
+    run([tool("check-jsonschema"), "--builtin-schema", schema, release], cwd=project)
+
+
+def test_zizmor_finds_nothing_in_the_release_workflow_with_wheels(
+    extension_render: tuple[bool, Path],
+) -> None:
+    _, project = extension_render
+    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=project)
+    assert "No findings to report" in out
+
+
+def test_the_release_publishes_the_wheels_of_each_architecture_with_the_sdist(
+    extension_render: tuple[bool, Path],
+) -> None:
+    chosen, project = extension_render
+    release = yaml.safe_load((project / ".github/workflows/release.yml").read_text("utf-8"))
+    jobs = release["jobs"]
+    if not chosen:
+        assert "wheels" not in jobs
+        assert jobs["publish"]["needs"] == "dist"
+        return
+    arches = [entry["arch"] for entry in jobs["wheels"]["strategy"]["matrix"]["include"]]
+    assert arches == pyproject(project)["tool"]["cibuildwheel"]["linux"]["archs"]
+    runs = [step["run"] for step in jobs["wheels"]["steps"] if "run" in step]
+    assert runs == [f"uvx cibuildwheel@{PINS['tools']['cibuildwheel']} --output-dir wheelhouse"]
+    assert jobs["publish"]["needs"] == ["dist", "wheels"]
 
 
 # --- the build, on this machine ------------------------------------------------------------------
@@ -267,6 +319,35 @@ def test_the_module_holds_sass_of_each_matrix_architecture_and_ptx_of_the_newest
     ptx = {int(arch) for arch in re.findall(r"\.sm_(\d+)\.ptx", listing)}
     architectures = extension_of(NEWEST)["architectures"]
     assert (sass, ptx) == (set(architectures), {max(architectures)}), listing
+
+
+@pytest.mark.slow
+def test_cibuildwheel_and_scikit_build_accept_the_settings_and_list_each_build(
+    render: Render, tmp_path: Path
+) -> None:
+    project = render({"extension": "cuda-cpp"}, name="extension-cibuildwheel")
+    venv = tmp_path / "venv"
+    python = str(venv / "bin" / "python")
+    run(["uv", "venv", "--quiet", "--python", "3.11", str(venv)], cwd=tmp_path)
+    tools = [
+        f"cibuildwheel=={PINS['tools']['cibuildwheel']}",
+        *[req for req in PINS["extension_build"] if req.startswith("scikit-build-core")],
+        f"validate-pyproject[all]=={PINS['tools']['validate-pyproject']}",
+    ]
+    run(["uv", "pip", "install", "--quiet", "--python", python, *tools], cwd=tmp_path)
+    # validate-pyproject loads the schemas cibuildwheel and scikit-build-core install beside it.
+    out = run([python, "-m", "validate_pyproject", "pyproject.toml"], cwd=project)
+    assert "Valid file" in out
+    cmd = [python, "-m", "cibuildwheel", "--print-build-identifiers", "--platform", "linux"]
+    listed = run([*cmd, "--archs", "x86_64,aarch64", "."], cwd=project).split()
+    pythons = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))["python_min"]
+    supported = MATRIX["python_versions"][MATRIX["python_versions"].index(pythons) :]
+    expected = [
+        f"cp{py.replace('.', '')}-manylinux_{arch}"
+        for arch in ("x86_64", "aarch64")
+        for py in supported
+    ]
+    assert listed == expected
 
 
 @pytest.mark.slow
