@@ -127,6 +127,19 @@ def test_cmake_refuses_an_nvcc_of_another_major(major_render: tuple[int, Path]) 
     assert f"glob('cu{major}/bin/nvcc')" in text
 
 
+def test_the_dockerfile_builds_the_extension_with_a_compiler_and_passes_hadolint(
+    major_render: tuple[int, Path],
+) -> None:
+    major, project = major_render
+    run([tool("hadolint"), "--failure-threshold", "style", "Dockerfile"], cwd=project)
+    dockerfile = (project / "Dockerfile").read_text("utf-8")
+    build_stage = dockerfile.split("\nFROM ${CUDA_IMAGE}\n")[0]
+    facts = extension_of(major)
+    packages = " ".join(["g++", *facts["docker_toolkit"]])
+    assert f"apt-get install -y --no-install-recommends {packages} \\\n" in build_stage
+    assert ("ENV CUDACXX=" in build_stage) == bool(facts["docker_nvcc"])
+
+
 # --- release wheels: cibuildwheel's settings and the release workflow ---------------------------
 
 
