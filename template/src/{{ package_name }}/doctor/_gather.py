@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import re
@@ -122,6 +123,20 @@ def decide(*, probe: bool = False) -> Decision:
     return decision
 
 
+def compiled_architectures() -> tuple[int, ...]:
+    """What the package's compiled CUDA extension was built for; () for a package without one.
+
+    Loading the extension starts no CUDA: its runtime is linked in and starts on the first call.
+    """
+    package = __name__.rsplit(".", 2)[0]
+    try:
+        module = importlib.import_module(f"{package}.kernels.cuda_cpp")
+    except ImportError:  # rendered without the extension (or without kernels at all)
+        return ()
+    found: tuple[int, ...] = module.compiled_architectures()
+    return found
+
+
 def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
     """Look at the environment (``paths``: where to read package metadata; default sys.path).
 
@@ -152,4 +167,5 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
         start_method=start_method,
         python=sys.version.split()[0],
         platform=platform.platform(),
+        compiled_architectures=compiled_architectures(),
     )
