@@ -187,7 +187,9 @@ def test_the_release_publishes_the_wheels_of_each_architecture_with_the_sdist(
     arches = [entry["arch"] for entry in jobs["wheels"]["strategy"]["matrix"]["include"]]
     assert arches == pyproject(project)["tool"]["cibuildwheel"]["linux"]["archs"]
     runs = [step["run"] for step in jobs["wheels"]["steps"] if "run" in step]
-    assert runs == [f"uvx cibuildwheel@{PINS['tools']['cibuildwheel']} --output-dir wheelhouse"]
+    assert runs == [
+        f"uvx cibuildwheel@{PINS['extension_tools']['cibuildwheel']} --output-dir wheelhouse"
+    ]
     assert jobs["publish"]["needs"] == ["dist", "wheels"]
 
 
@@ -343,7 +345,7 @@ def test_cibuildwheel_and_scikit_build_accept_the_settings_and_list_each_build(
     python = str(venv / "bin" / "python")
     run(["uv", "venv", "--quiet", "--python", "3.11", str(venv)], cwd=tmp_path)
     tools = [
-        f"cibuildwheel=={PINS['tools']['cibuildwheel']}",
+        f"cibuildwheel=={PINS['extension_tools']['cibuildwheel']}",
         *[req for req in PINS["extension_build"] if req.startswith("scikit-build-core")],
         f"validate-pyproject[all]=={PINS['tools']['validate-pyproject']}",
     ]

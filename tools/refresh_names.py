@@ -98,6 +98,8 @@ def render(dst: Path, major: int, python: str, libraries: list[str], dask: bool)
         "gpu_libraries": libraries,
         "examples": example_choices(),  # every example: its files are on sys.path too
         "dask": dask,
+        # the compiled extension's files are on sys.path too; its GPU path needs CuPy
+        "extension": "cuda-cpp" if "cupy" in libraries else "none",
     }
     run_copy(str(ROOT), dst, data=answers, defaults=True, unsafe=False, vcs_ref="HEAD", quiet=True)
     return dst
