@@ -381,3 +381,19 @@ def test_a_build_refuses_an_nvcc_of_another_major_with_advice(render: Render) ->
     said = " ".join((proc.stdout + proc.stderr).split())
     assert f"but this project is built for CUDA {other}" in said, said
     assert f"Point CUDACXX at a CUDA {other} nvcc" in said, said
+
+
+@pytest.mark.slow
+def test_a_build_without_any_nvcc_stops_with_what_to_install(render: Render) -> None:
+    """A major whose toolkit wheels carry no nvcc, built with none on PATH (CMake does not look
+    in /usr/local/cuda by itself: this machine has one there)."""
+    without = [major for major in MAJORS if not extension_of(major)["build_requirements"]]
+    if not without:
+        pytest.skip("every major's toolkit wheels carry nvcc")
+    major = without[0]
+    project = render({"extension": "cuda-cpp", "cuda_major": major}, name="extension-no-nvcc")
+    proc = uv_build(project, without_nvcc(dict(os.environ)))
+    assert proc.returncode != 0
+    said = " ".join((proc.stdout + proc.stderr).split())
+    assert "No CUDA compiler: nvcc is neither in the build environment nor on PATH" in said, said
+    assert f"install a CUDA {major} toolkit (nvcc)" in said, said
