@@ -140,6 +140,16 @@ def test_the_dockerfile_builds_the_extension_with_a_compiler_and_passes_hadolint
     assert ("ENV CUDACXX=" in build_stage) == bool(facts["docker_nvcc"])
 
 
+def test_the_extension_renders_markdown_passes_the_mdformat_hook_and_codespell(
+    major_render: tuple[int, Path],
+) -> None:
+    _, project = major_render
+    pages = sorted(str(p) for p in project.rglob("*.md"))
+    run([tool("mdformat"), "--check", "--wrap", "keep", "--compact-tables", *pages], cwd=project)
+    sources = [str(p) for p in (project / "csrc").iterdir()]
+    run([tool("codespell"), "CMakeLists.txt", *pages, *sources], cwd=project)
+
+
 # --- release wheels: cibuildwheel's settings and the release workflow ---------------------------
 
 
