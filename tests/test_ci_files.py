@@ -27,7 +27,7 @@ def github(render: Render) -> Path:
 
 @pytest.fixture(scope="module")
 def gitlab(render: Render) -> Path:
-    return render({"ci": "gitlab", "cuda_major": 12}, name="ci-gitlab")
+    return render({"ci": "gitlab", "cuda_majors": [12]}, name="ci-gitlab")
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_gitlab_gpu_job_is_opt_in_on_a_tagged_runner(gitlab: Path) -> None:
 
 @pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
 def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(render: Render, major: str) -> None:
-    project = render({"cuda_major": int(major)}, name=f"docker-{major}")
+    project = render({"cuda_majors": [int(major)]}, name=f"docker-{major}")
     out = run([tool("hadolint"), "--failure-threshold", "style", "Dockerfile"], cwd=project)
     assert out.strip() == ""
     dockerfile = (project / "Dockerfile").read_text("utf-8")

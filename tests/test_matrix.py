@@ -25,7 +25,7 @@ def pyproject(project: Path) -> dict[str, Any]:
 def full_render(request: pytest.FixtureRequest, render: Render) -> tuple[str, Path]:
     """Every library, Docker and GitHub CI, for one CUDA major."""
     answers = {
-        "cuda_major": int(request.param),
+        "cuda_majors": [int(request.param)],
         "gpu_libraries": ALL_LIBRARIES,
         "python_min": "3.11",
         "docker": True,
@@ -120,7 +120,7 @@ def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
 
 def test_extra_lists_only_selected_libraries(render: Render) -> None:
     major = MAJORS[0]
-    project = render({"cuda_major": int(major), "gpu_libraries": ["numba"]}, name="numba-only")
+    project = render({"cuda_majors": [int(major)], "gpu_libraries": ["numba"]}, name="numba-only")
     extra = pyproject(project)["project"]["optional-dependencies"][f"cuda{major}"]
     entry = MATRIX["majors"][major]
     assert extra == entry["requirements"]["numba"] + entry["guard_requirements"]

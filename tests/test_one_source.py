@@ -291,7 +291,7 @@ def test_each_real_major_reaches_every_rendered_fact(
     major: int, template_repo: Path, tmp_path: Path
 ) -> None:
     project = copy_template(
-        template_repo, tmp_path / "p", {**ALL_OPTIONS, "cuda_major": major}, "v0.0.0"
+        template_repo, tmp_path / "p", {**ALL_OPTIONS, "cuda_majors": [major]}, "v0.0.0"
     )
     entry = MATRIX["majors"][str(major)]
     others = {int(m): e for m, e in MATRIX["majors"].items() if int(m) != major}

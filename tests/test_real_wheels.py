@@ -72,7 +72,7 @@ def test_gpu_extra_resolves_to_a_single_cuda_major(
     render: Render, tmp_path: Path, major: str
 ) -> None:
     project = render(
-        {"cuda_major": int(major), "gpu_libraries": PYPI_LIBRARIES}, name=f"resolve-{major}"
+        {"cuda_majors": [int(major)], "gpu_libraries": PYPI_LIBRARIES}, name=f"resolve-{major}"
     )
     pins = compile_requirements([f"{project}[cuda{major}]"], tmp_path)
     assert cuda_majors(pins) == {major}
@@ -95,7 +95,7 @@ def pytest_in(built: Built) -> list[str]:
 def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
     """A default render for one CUDA major with the real CuPy and numba-cuda wheels installed."""
     major = request.param
-    answers = {"cuda_major": int(major), "gpu_libraries": ["cupy", "numba"]}
+    answers = {"cuda_majors": [int(major)], "gpu_libraries": ["cupy", "numba"]}
     built = build_and_install(render(answers, name=f"real-{major}"), answers)
     requirements = MATRIX["majors"][major]["requirements"]
     wheels = [without_extras(requirements["cupy"][0]), *requirements["numba"]]
@@ -228,7 +228,7 @@ def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
 @pytest.fixture(scope="module")
 def mixed_install(render: Render) -> Built:
     """What `pip install cupy-cuda12x numba-cuda` gives: CuPy for CUDA 12, cuda-bindings 13."""
-    answers = {"cuda_major": 12}
+    answers = {"cuda_majors": [12]}
     built = build_and_install(render(answers, name="mixed"), answers)
     run([*install_into(built), "cupy-cuda12x", "numba-cuda"], cwd=built.project)
     return built

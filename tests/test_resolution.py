@@ -37,7 +37,7 @@ def resolve(requirement: str, python: str, cwd: Path) -> dict[str, str]:
 def test_gpu_extra_takes_numpy_2_5_and_numba_cuda_mlir_on_python_3_12(
     major: int, render: Render, tmp_path: Path
 ) -> None:
-    answers = {"cuda_major": major, "gpu_libraries": PYPI_LIBRARIES, "python_min": "3.11"}
+    answers = {"cuda_majors": [major], "gpu_libraries": PYPI_LIBRARIES, "python_min": "3.11"}
     project = render(answers, name=f"resolve-312-{major}")
     pins = resolve(f"{project}[cuda{major}]", "3.12", tmp_path)
     assert Version(pins["numpy"]) >= Version("2.5")
@@ -50,7 +50,7 @@ def test_gpu_extra_takes_numpy_2_5_and_numba_cuda_mlir_on_python_3_12(
 def test_gpu_extra_resolves_on_the_python_3_10_floor_with_numba_cuda(
     major: int, render: Render, tmp_path: Path
 ) -> None:
-    answers = {"cuda_major": major, "gpu_libraries": FLOOR_LIBRARIES, "python_min": "3.10"}
+    answers = {"cuda_majors": [major], "gpu_libraries": FLOOR_LIBRARIES, "python_min": "3.10"}
     project = render(answers, name=f"resolve-310-{major}")
     pins = resolve(f"{project}[cuda{major}]", "3.10", tmp_path)
     assert "numba-cuda" in pins

@@ -95,7 +95,8 @@ def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Bui
     result = nox(project, "-s", "bench", "--", "--quick")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "CPU figures only: nvidia-smi" in result.stderr
-    assert f".[cuda{project.answer('cuda_major')}]" not in result.stderr  # no GPU: no CUDA wheels
+    for major in project.answer("cuda_majors"):  # no GPU: no CUDA wheels
+        assert f".[cuda{major}]" not in result.stderr
     assert "vs import numpy" in result.stdout  # the import-cost table
     assert ("copy floor (numpy.copyto)" in result.stdout) == (
         "numba" in project.answer("gpu_libraries")
@@ -156,7 +157,7 @@ class RecordingSession:
 def test_gpu_session_installs_every_gpu_extra_and_takes_the_doctors_probe_verdict(
     render: Render,
 ) -> None:
-    answers = {"gpu_libraries": ["cupy", "numba", "pycuda"], "cuda_major": 13}
+    answers = {"gpu_libraries": ["cupy", "numba", "pycuda"], "cuda_majors": [13]}
     project = render(answers, name="gpu-session")
     spec = importlib.util.spec_from_file_location("rendered_noxfile", project / "noxfile.py")
     assert spec is not None

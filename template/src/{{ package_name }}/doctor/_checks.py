@@ -87,9 +87,10 @@ class MixedCudaMajors(Check):
         groups = facts.by_cuda_major()
         if len(groups) < 2:
             return None
+        install = _install_hint(_served_major_for(facts))
         return cls.found(
             f"CUDA-linked packages of more than one CUDA major are installed ({_by_major(groups)})",
-            f"uninstall the packages of the other major, then {_install_hint(_served_major_for(facts))} (numba-cuda "
+            f"uninstall the packages of the other major, then {install} (numba-cuda "
             f"without its {_NUMBA_CUDA_EXTRAS} extra pulls the newest cuda-bindings, for CUDA "
             f"{max(MIN_DRIVER_BY_MAJOR)})",
         )
