@@ -55,17 +55,20 @@ def _install_hint(major: int = CUDA_MAJOR) -> str:
 
 
 def _served_major_for(facts: Facts) -> int:
-    """The newest major this project serves that the driver runs; the newest served if none.
+    """The major whose extra to advise: the newest served that the driver runs.
 
-    With no driver to read, the newest: the advice is then about installing, not about the driver.
+    A driver too old for every major served gets the oldest (the smallest upgrade); with no
+    driver to read, the newest: the advice is then about installing, not about the driver.
     """
     version = version_tuple(facts.driver.version)
+    supported = version_tuple(facts.driver.cuda_version)
     if version:
         runs = [m for m in _majors_the_driver_runs(version) if m in CUDA_MAJORS]
-    else:  # cuda.bindings reports only the newest CUDA the driver supports
-        supported = version_tuple(facts.driver.cuda_version)
-        runs = [m for m in CUDA_MAJORS if supported and m <= supported[0]]
-    return runs[-1] if runs else CUDA_MAJOR
+    elif supported:  # cuda.bindings reports only the newest CUDA the driver supports
+        runs = [m for m in CUDA_MAJORS if m <= supported[0]]
+    else:
+        return CUDA_MAJOR
+    return runs[-1] if runs else CUDA_MAJORS[0]
 
 
 def _or_names(names: Iterable[str]) -> str:
