@@ -195,10 +195,12 @@ def test_dockerfile_has_a_stage_per_major_on_its_matrix_image(
 ) -> None:
     majors, project = full_render
     dockerfile = (project / "Dockerfile").read_text("utf-8")
-    stages = re.findall(r"^FROM (\S+) AS (cuda\d+)$", dockerfile, flags=re.MULTILINE)
+    stages = re.findall(r"^FROM (\S+) AS (cuda\d+)-base$", dockerfile, flags=re.MULTILINE)
     assert stages == [(MATRIX["majors"][major]["image"], f"cuda{major}") for major in majors]
     assert f"\nARG CUDA_MAJOR={majors[-1]}\n" in dockerfile  # the newest by default
-    assert dockerfile.count("FROM cuda${CUDA_MAJOR}") == 2  # build and run stages share the base
+    assert (
+        dockerfile.count("FROM cuda${CUDA_MAJOR}-base") == 2
+    )  # build and run stages share the base
     assert '--locked --no-dev --no-editable --extra "cuda${CUDA_MAJOR}"' in dockerfile
     for major in majors:
         entry = MATRIX["majors"][major]

@@ -217,7 +217,7 @@ def assert_render_follows_majors(
             + entry["dask"]["requirements"]
             + entry["guard_requirements"]
         )
-        assert f"FROM {entry['image']} AS cuda{major}\n" in dockerfile
+        assert f"FROM {entry['image']} AS cuda{major}-base\n" in dockerfile
         assert f"| >= {entry['min_driver_linux']} | {entry['toolkit_range']} |" in readme
         assert f'[cuda{major}]"` |' in readme
         assert entry["min_driver_linux"] in gpu_page
