@@ -17,12 +17,18 @@ therefore fails the same way, with advice:
 
 Overlap is decided by address ranges, the same way for every array type: NumPy arrays, CuPy
 arrays, PyCUDA ``GPUArray`` and anything with ``__cuda_array_interface__`` (Numba device arrays).
+
+Types: a public kernel function takes and returns :data:`ArrayT`, an array of the caller's own
+kind, so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x`` and ``y`` are, and a string, a
+list or a number where an array goes is a type error. The checks hand the twins what they
+return; a twin annotates those ``Any`` (one signature serves NumPy arrays and CuPy's, which
+have no type hints).
 """
 
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -34,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FLOAT_DTYPES",
     "Array",
+    "ArrayT",
+    "FloatT",
     "address_range",
     "elementwise",
     "float_dtype",
@@ -45,8 +53,27 @@ __all__ = [
     "scalar",
 ]
 
-Array: TypeAlias = Any
-"""A NumPy array on the CPU path, a device array (CuPy, or the route's own) on the GPU path."""
+
+class Array(Protocol):
+    """What mypy requires of an array argument: a shape and a dtype.
+
+    NumPy arrays have both. So do the device arrays of every route (CuPy, Numba, PyCUDA), which
+    ship no type hints: mypy sees them as ``Any``, which fits. A string, a list, a number or
+    ``None`` has no shape and is a type error.
+    """
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+
+ArrayT = TypeVar("ArrayT", bound=Array)
+"""An array of the caller's kind: a function that takes and returns one returns the same type."""
+
+FloatT = TypeVar("FloatT", bound="np.floating[Any]")
+"""A NumPy float type (float32, float64), for host-only code: ``NDArray[FloatT]`` in and out."""
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -73,7 +100,7 @@ def host_only(a: object) -> bool:
     return False
 
 
-def _pointer_and_strides(a: Array) -> tuple[int, tuple[int, ...]]:
+def _pointer_and_strides(a: Any) -> tuple[int, tuple[int, ...]]:
     """The address of ``a``'s first element and its byte strides, for any supported array type."""
     if isinstance(a, np.ndarray):  # NumPy, and NumPy subclasses standing in for device arrays
         return int(a.__array_interface__["data"][0]), tuple(a.strides)
@@ -167,9 +194,9 @@ def scalar(name: str, label: str, value: object, dtype: np.dtype[Any]) -> Any:
 
 def _inputs(
     name: str, arrays: Mapping[str, object], accept: Callable[[object], bool], takes: str
-) -> tuple[list[Array], bool]:
+) -> tuple[list[Any], bool]:
     """The arguments as arrays, and whether they are device arrays (all of them) or not (none)."""
-    checked: list[Array] = []
+    checked: list[Any] = []
     for label, a in arrays.items():
         if a is None:
             raise TypeError(f"{name}: {label} is None; pass an array")
@@ -227,7 +254,7 @@ def _output(
             f"{name}: out is a {type(out).__name__}, a NumPy subclass the kernels cannot write "
             "through safely; pass out.view(numpy.ndarray), which shares its memory"
         )
-    target: Array = out
+    target: Any = out
     if tuple(target.shape) != shape or target.dtype != dtype:
         raise ValueError(
             f"{name}: out must have shape {shape} and dtype {dtype}, "
@@ -254,13 +281,13 @@ def _output(
 
 def elementwise(
     name: str,
-    x: Array,
-    y: Array,
-    out: Array | None,
+    x: ArrayT,
+    y: ArrayT,
+    out: ArrayT | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
-) -> tuple[Array, Array, np.dtype[Any]]:
+) -> tuple[ArrayT, ArrayT, np.dtype[Any]]:
     """Check the operands of an elementwise kernel; return ``x`` and ``y`` as arrays and the dtype.
 
     ``out`` may be ``x`` or ``y`` exactly (same elements, same layout), nothing else that
@@ -286,12 +313,12 @@ def elementwise(
 
 def reduction(
     name: str,
-    x: Array,
-    out: Array | None,
+    x: ArrayT,
+    out: ArrayT | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
-) -> tuple[Array, np.dtype[Any]]:
+) -> tuple[ArrayT, np.dtype[Any]]:
     """Check the operand of a reduction into a 0-d ``out``; return ``x`` as an array and its dtype.
 
     ``out`` must not overlap ``x`` at all: the result is zeroed, then accumulated, while ``x`` is
@@ -314,20 +341,22 @@ def reduction(
 
 def grid(
     name: str,
-    u: Array,
-    out: Array | None,
+    u: ArrayT,
+    out: ArrayT | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
-) -> tuple[Array, np.dtype[Any]]:
+) -> tuple[ArrayT, np.dtype[Any]]:
     """Check a 2-D float grid and its ``out``; return ``u`` as an array and its dtype.
 
     ``out`` must not overlap ``u`` at all: a stencil reads the neighbours of what it writes.
     """
     (u,), on_device = _inputs(name, {"u": u}, accept, takes)
     dtype = float_dtype(name, u)
-    if u.ndim != 2:
-        raise ValueError(f"{name} needs a 2-D array, got {u.ndim}-D with shape {tuple(u.shape)}")
+    if len(u.shape) != 2:
+        raise ValueError(
+            f"{name} needs a 2-D array, got {len(u.shape)}-D with shape {tuple(u.shape)}"
+        )
     _output(
         name,
         out,

@@ -18,6 +18,8 @@ from __future__ import annotations
 from ._checks import (
     FLOAT_DTYPES,
     Array,
+    ArrayT,
+    FloatT,
     address_range,
     elementwise,
     float_dtype,
@@ -32,6 +34,8 @@ from ._checks import (
 __all__ = [
     "FLOAT_DTYPES",
     "Array",
+    "ArrayT",
+    "FloatT",
     "address_range",
     "elementwise",
     "float_dtype",
