@@ -18,11 +18,11 @@ therefore fails the same way, with advice:
 Overlap is decided by address ranges, the same way for every array type: NumPy arrays, CuPy
 arrays, PyCUDA ``GPUArray`` and anything with ``__cuda_array_interface__`` (Numba device arrays).
 
-Types: a public kernel function takes and returns :data:`ArrayT`, an array of the caller's own
-kind, so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x`` and ``y`` are, and a string, a
-list or a number where an array goes is a type error. The checks hand the twins what they
-return; a twin annotates those ``Any`` (one signature serves NumPy arrays and CuPy's, which
-have no type hints).
+Types: a public kernel function takes :class:`Array` arguments and returns an array of the
+caller's own type (:data:`ArrayT`), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
+and ``y`` are, and a string, a list, a number or ``None`` where an array goes is a type error
+naming the argument. The twins annotate the checked arrays ``Any``: one signature serves NumPy
+arrays and CuPy's, which have no type hints.
 """
 
 from __future__ import annotations
@@ -54,12 +54,19 @@ __all__ = [
 ]
 
 
-class Array(Protocol):
-    """What mypy requires of an array argument: a shape and a dtype.
+_KindT_co = TypeVar("_KindT_co", covariant=True)
 
-    NumPy arrays have both. So do the device arrays of every route (CuPy, Numba, PyCUDA), which
-    ship no type hints: mypy sees them as ``Any``, which fits. A string, a list, a number or
-    ``None`` has no shape and is a type error.
+
+class Array(Protocol[_KindT_co]):
+    """What mypy requires of an array argument: a shape, a dtype, and a copy of its own kind.
+
+    NumPy arrays have all three. So do the device arrays of every route (CuPy, Numba, PyCUDA),
+    which ship no type hints: mypy sees them as ``Any``, which fits. A string, a list, a number
+    or ``None`` is a type error that names the argument.
+
+    The copy is there for its type: a NumPy array's copy is an array of the same type, so a
+    parameter ``x: Array[ArrayT]`` binds :data:`ArrayT` to the caller's array type, and a function
+    that returns ``ArrayT`` returns, to mypy, what it was given.
     """
 
     @property
@@ -68,9 +75,11 @@ class Array(Protocol):
     @property
     def dtype(self) -> np.dtype[Any]: ...
 
+    def copy(self) -> _KindT_co: ...
 
-ArrayT = TypeVar("ArrayT", bound=Array)
-"""An array of the caller's kind: a function that takes and returns one returns the same type."""
+
+ArrayT = TypeVar("ArrayT", bound="Array[Any]")
+"""The caller's array type: ``def f(x: Array[ArrayT]) -> ArrayT`` returns a NumPy array for one."""
 
 FloatT = TypeVar("FloatT", bound="np.floating[Any]")
 """A NumPy float type (float32, float64), for host-only code: ``NDArray[FloatT]`` in and out."""
@@ -126,7 +135,7 @@ def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def address_range(a: Array) -> tuple[int, int] | None:
+def address_range(a: Array[Any]) -> tuple[int, int] | None:
     """The bytes ``[start, stop)`` that ``a``'s elements span; None for an array of no elements.
 
     Like NumPy's ``byte_bounds``, for host and device arrays alike. A strided view spans the gaps
@@ -141,7 +150,7 @@ def address_range(a: Array) -> tuple[int, int] | None:
     return pointer + low, pointer + high + np.dtype(a.dtype).itemsize
 
 
-def overlaps(a: Array, b: Array) -> bool:
+def overlaps(a: Array[Any], b: Array[Any]) -> bool:
     """True when the address ranges of ``a`` and ``b`` intersect (arrays of one address space)."""
     first, second = address_range(a), address_range(b)
     if first is None or second is None:
@@ -149,7 +158,7 @@ def overlaps(a: Array, b: Array) -> bool:
     return first[0] < second[1] and second[0] < first[1]
 
 
-def _same_elements(a: Array, b: Array) -> bool:
+def _same_elements(a: Array[Any], b: Array[Any]) -> bool:
     """True when ``a`` and ``b`` are views of the same elements in the same layout."""
     return (
         tuple(a.shape) == tuple(b.shape)
@@ -161,7 +170,7 @@ def _same_elements(a: Array, b: Array) -> bool:
 # --- single checks --------------------------------------------------------------------------------
 
 
-def float_dtype(name: str, *arrays: Array) -> np.dtype[Any]:
+def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
     """The one floating dtype the arrays share; TypeError (with the fix) for anything else."""
     dtypes = sorted({str(a.dtype) for a in arrays})
     if len(dtypes) != 1:
@@ -230,7 +239,7 @@ def _output(
     *,
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
-    reads: Mapping[str, Array],
+    reads: Mapping[str, Array[Any]],
     on_device: bool,
     accept: Callable[[object], bool],
     alias_ok: bool,
@@ -281,9 +290,9 @@ def _output(
 
 def elementwise(
     name: str,
-    x: ArrayT,
-    y: ArrayT,
-    out: ArrayT | None,
+    x: Array[ArrayT],
+    y: Array[ArrayT],
+    out: Array[ArrayT] | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
@@ -293,28 +302,29 @@ def elementwise(
     ``out`` may be ``x`` or ``y`` exactly (same elements, same layout), nothing else that
     overlaps them.
     """
-    (x, y), on_device = _inputs(name, {"x": x, "y": y}, accept, takes)
-    dtype = float_dtype(name, x, y)
-    if tuple(x.shape) != tuple(y.shape):  # no broadcasting: it hides bugs
-        shapes = f"{tuple(x.shape)} and {tuple(y.shape)}"
+    # New names: mypy keeps a parameter's declared type, Array[ArrayT], whatever it is assigned.
+    (x_array, y_array), on_device = _inputs(name, {"x": x, "y": y}, accept, takes)
+    dtype = float_dtype(name, x_array, y_array)
+    if tuple(x_array.shape) != tuple(y_array.shape):  # no broadcasting: it hides bugs
+        shapes = f"{tuple(x_array.shape)} and {tuple(y_array.shape)}"
         raise ValueError(f"{name}: the arrays must have the same shape, got {shapes}")
     _output(
         name,
         out,
-        shape=tuple(x.shape),
+        shape=tuple(x_array.shape),
         dtype=dtype,
-        reads={"x": x, "y": y},
+        reads={"x": x_array, "y": y_array},
         on_device=on_device,
         accept=accept,
         alias_ok=True,
     )
-    return x, y, dtype
+    return x_array, y_array, dtype
 
 
 def reduction(
     name: str,
-    x: ArrayT,
-    out: ArrayT | None,
+    x: Array[ArrayT],
+    out: Array[ArrayT] | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
@@ -324,25 +334,25 @@ def reduction(
     ``out`` must not overlap ``x`` at all: the result is zeroed, then accumulated, while ``x`` is
     still being read.
     """
-    (x,), on_device = _inputs(name, {"x": x}, accept, takes)
-    dtype = float_dtype(name, x)
+    (x_array,), on_device = _inputs(name, {"x": x}, accept, takes)
+    dtype = float_dtype(name, x_array)
     _output(
         name,
         out,
         shape=(),
         dtype=dtype,
-        reads={"x": x},
+        reads={"x": x_array},
         on_device=on_device,
         accept=accept,
         alias_ok=False,
     )
-    return x, dtype
+    return x_array, dtype
 
 
 def grid(
     name: str,
-    u: ArrayT,
-    out: ArrayT | None,
+    u: Array[ArrayT],
+    out: Array[ArrayT] | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
@@ -351,20 +361,20 @@ def grid(
 
     ``out`` must not overlap ``u`` at all: a stencil reads the neighbours of what it writes.
     """
-    (u,), on_device = _inputs(name, {"u": u}, accept, takes)
-    dtype = float_dtype(name, u)
-    if len(u.shape) != 2:
+    (u_array,), on_device = _inputs(name, {"u": u}, accept, takes)
+    dtype = float_dtype(name, u_array)
+    if u_array.ndim != 2:
         raise ValueError(
-            f"{name} needs a 2-D array, got {len(u.shape)}-D with shape {tuple(u.shape)}"
+            f"{name} needs a 2-D array, got {u_array.ndim}-D with shape {tuple(u_array.shape)}"
         )
     _output(
         name,
         out,
-        shape=tuple(u.shape),
+        shape=tuple(u_array.shape),
         dtype=dtype,
-        reads={"u": u},
+        reads={"u": u_array},
         on_device=on_device,
         accept=accept,
         alias_ok=False,
     )
-    return u, dtype
+    return u_array, dtype

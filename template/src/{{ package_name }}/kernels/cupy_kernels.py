@@ -24,7 +24,7 @@ from ..gpu import gpu_dispatch
 from . import _checks
 
 if TYPE_CHECKING:
-    from ._checks import ArrayT
+    from ._checks import Array, ArrayT
 
 __all__ = ["axpy_elementwise"]
 
@@ -40,7 +40,9 @@ def _axpy_kernel() -> Any:
     return cupy.ElementwiseKernel("T a, T x, T y", "T out", "out = a * x + y", "axpy_elementwise")
 
 
-def axpy_elementwise(a: float, x: ArrayT, y: ArrayT, *, out: ArrayT | None = None) -> ArrayT:
+def axpy_elementwise(
+    a: float, x: Array[ArrayT], y: Array[ArrayT], *, out: Array[ArrayT] | None = None
+) -> ArrayT:
     """``a * x + y`` with a ``cupy.ElementwiseKernel``; NumPy ufuncs with ``out=`` on the CPU.
 
     ``out`` may be ``x`` or ``y`` itself; any other overlap with them is refused (ValueError).

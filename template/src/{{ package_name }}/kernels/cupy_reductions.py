@@ -21,7 +21,7 @@ from ..gpu import gpu_dispatch
 from . import _checks
 
 if TYPE_CHECKING:
-    from ._checks import ArrayT
+    from ._checks import Array, ArrayT
 
 __all__ = ["squared_distance_fused", "sum_of_squares_reduction"]
 
@@ -44,7 +44,7 @@ def _sum_of_squares_kernel() -> Any:
     )
 
 
-def sum_of_squares_reduction(x: ArrayT) -> ArrayT:
+def sum_of_squares_reduction(x: Array[ArrayT]) -> ArrayT:
     """The sum of ``x * x`` as a 0-d array, with a ``cupy.ReductionKernel``; BLAS dot on the CPU."""
     x, _ = _checks.reduction("sum_of_squares_reduction", x, None)
     result: ArrayT = _sum_of_squares(x)
@@ -76,7 +76,7 @@ def _squared_distance_kernel() -> Any:
     return cupy.fuse(kernel_name="squared_distance")(squared_distance)
 
 
-def squared_distance_fused(x: ArrayT, y: ArrayT) -> ArrayT:
+def squared_distance_fused(x: Array[ArrayT], y: Array[ArrayT]) -> ArrayT:
     """``sum((x - y) ** 2)`` as a 0-d array: ``cupy.fuse`` on the GPU, NumPy and BLAS on the CPU."""
     x, y, _ = _checks.elementwise("squared_distance_fused", x, y, None)
     result: ArrayT = _squared_distance(x, y)

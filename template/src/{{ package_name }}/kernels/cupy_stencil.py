@@ -19,7 +19,7 @@ from ._cuda_c import kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
-    from ._checks import ArrayT
+    from ._checks import Array, ArrayT
 
 __all__ = ["laplacian_raw"]
 
@@ -34,7 +34,7 @@ def _raw_module() -> Any:
     return cupy.RawModule(code=read_source(), options=("-std=c++17",))
 
 
-def laplacian_raw(u: ArrayT, *, out: ArrayT | None = None) -> ArrayT:
+def laplacian_raw(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> ArrayT:
     """The 5-point Laplacian (zero edges) by ``laplacian.cu`` through a ``cupy.RawModule``.
 
     The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape

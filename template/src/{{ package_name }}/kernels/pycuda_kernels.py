@@ -31,7 +31,7 @@ from ._launch import BLOCK_2D, grid_2d
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ._checks import ArrayT
+    from ._checks import Array, ArrayT
 
 __all__ = ["is_pycuda_array", "laplacian_pycuda"]
 
@@ -80,7 +80,7 @@ def _source_module(context_handle: int) -> Any:
     return SourceModule(read_source(), no_extern_c=True)
 
 
-def laplacian_pycuda(u: ArrayT, *, out: ArrayT | None = None) -> ArrayT:
+def laplacian_pycuda(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> ArrayT:
     """The 5-point Laplacian (zero edges) of a ``GPUArray`` with PyCUDA; NumPy for host arrays.
 
     Parameters
