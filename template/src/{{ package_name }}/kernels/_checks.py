@@ -60,12 +60,12 @@ _KindT_co = TypeVar("_KindT_co", covariant=True)
 class Array(Protocol[_KindT_co]):
     """What mypy requires of an array argument: a shape, a dtype, and a copy of its own kind.
 
-    NumPy arrays have all three. So do the device arrays of every route (CuPy, Numba, PyCUDA),
-    which ship no type hints: mypy sees them as ``Any``, which fits. A string, a list, a number
-    or ``None`` is a type error that names the argument.
+    NumPy arrays have all three. The device arrays of every route (CuPy, Numba, PyCUDA) come
+    from libraries without type hints: mypy sees them as ``Any``, which fits. A string, a list,
+    a number or ``None`` is a type error that names the argument.
 
     The copy is there for its type: a NumPy array's copy is an array of the same type, so a
-    parameter ``x: Array[ArrayT]`` binds :data:`ArrayT` to the caller's array type, and a function
+    parameter ``x: Array[ArrayT]`` binds ``ArrayT`` to the caller's array type, and a function
     that returns ``ArrayT`` returns, to mypy, what it was given.
     """
 
