@@ -24,10 +24,9 @@ ANSWERS = {"gpu_libraries": ["cupy", "numba", "cuda-python"], "examples": ["redu
 PROBE_HEADER = """\
 from __future__ import annotations
 
-from typing import assert_type
-
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import assert_type  # mypy's own stubs: any python_min, nothing installed
 
 from {package}.kernels.cuda_core_kernels import laplacian_cuda_core
 from {package}.kernels.cupy_kernels import axpy_elementwise
