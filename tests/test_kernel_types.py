@@ -4,8 +4,8 @@ caller's own array type as the result.
 
 Renders ``gpu_libraries = [cupy, numba, cuda-python]`` with ``examples = [reductions, stencil]``
 (other answers default): every kind of public kernel function (elementwise with a scalar and
-``out=``, a reduction, a stencil, a host-only route). Builds and installs it, then runs the
-project's mypy, with the project's configuration, on one probe file of calls.
+``out=``, a reduction, a stencil, a host-only route) and Numba's launch helper. Builds and
+installs it, then runs the project's mypy, with its configuration, on one probe file of calls.
 """
 
 from __future__ import annotations
@@ -32,14 +32,16 @@ from {package}.kernels.cuda_core_kernels import laplacian_cuda_core
 from {package}.kernels.cupy_kernels import axpy_elementwise
 from {package}.kernels.numba_kernels import axpy
 from {package}.kernels.numba_reductions import l2_norm
+from {package}.kernels.numba_cuda import launch
 from {package}.kernels.numba_stencil import laplacian
 
 x: NDArray[np.float64] = np.ones(3)
 u: NDArray[np.float32] = np.ones((3, 3), dtype=np.float32)
 """
 
-# Calls mypy must accept, each asserting the type of its result: the caller's array type.
+# Calls mypy must accept; each kernel function's result is the caller's array type.
 RIGHT_CALLS = [
+    "launch(None, (4, 2), (16, 16), 0, x)",
     "assert_type(axpy(2.0, x, x), NDArray[np.float64])",
     "assert_type(axpy(2, x, x, out=x), NDArray[np.float64])",
     "assert_type(axpy_elementwise(0.5, x, x), NDArray[np.float64])",
@@ -78,6 +80,10 @@ WRONG_CALLS = {
     "a string as out": (
         'laplacian(u, out="out")',
         'Argument "out" to "laplacian" has incompatible type "str"',
+    ),
+    "a float as a launch's grid": (
+        "launch(None, 2.5, 128, 0, x)",
+        'Argument 2 to "launch" has incompatible type "float"',
     ),
     "a list to a host-only route": (
         "laplacian_cuda_core([[1.0, 2.0], [3.0, 4.0]])",
