@@ -160,8 +160,9 @@ def test_real_wheels_without_driver_choose_numpy_and_name_the_driver(
 def test_real_cupy_reports_insufficient_driver_with_its_code(
     real_wheels: tuple[str, Built],
 ) -> None:
-    # Past the driver-library shortcut: what CuPy itself says on this host.
-    _, built = real_wheels
+    # Past the driver-library shortcut: what CuPy itself says on this host, and the major the
+    # real CuPy says it is built for (cudaRuntimeGetVersion needs no driver).
+    major, built = real_wheels
     package = built.answer("package_name")
     reason = python_json(
         built,
@@ -171,6 +172,8 @@ def test_real_cupy_reports_insufficient_driver_with_its_code(
     assert isinstance(reason, str)
     assert "cudaErrorInsufficientDriver" in reason
     assert "(CUDA error 35)" in reason
+    minimum = MATRIX["majors"][major]["min_driver_linux"]
+    assert f"older than CUDA {major} needs (>= {minimum}); upgrade the driver" in reason
 
 
 def test_import_benchmark_runs_with_cupy_installed(real_wheels: tuple[str, Built]) -> None:
