@@ -27,7 +27,7 @@ def github(render: Render) -> Path:
 
 @pytest.fixture(scope="module")
 def gitlab(render: Render) -> Path:
-    return render({"ci": "gitlab", "cuda_major": 12}, name="ci-gitlab")
+    return render({"ci": "gitlab", "cuda_majors": [12]}, name="ci-gitlab")
 
 
 @pytest.mark.parametrize(
@@ -139,15 +139,20 @@ def test_gitlab_gpu_job_is_opt_in_on_a_tagged_runner(gitlab: Path) -> None:
     assert ci["tests_gpu"]["variables"]["REQUIRE_GPU"] == "1"
 
 
-@pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
-def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(render: Render, major: str) -> None:
-    project = render({"cuda_major": int(major)}, name=f"docker-{major}")
+@pytest.mark.parametrize(
+    "majors", [[m] for m in sorted(MATRIX["majors"])] + [sorted(MATRIX["majors"])]
+)
+def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(
+    render: Render, majors: list[str]
+) -> None:
+    project = render({"cuda_majors": [int(m) for m in majors]}, name=f"docker-{'-'.join(majors)}")
     out = run([tool("hadolint"), "--failure-threshold", "style", "Dockerfile"], cwd=project)
     assert out.strip() == ""
     dockerfile = (project / "Dockerfile").read_text("utf-8")
-    image = MATRIX["majors"][major]["image"]
-    assert f"ARG CUDA_IMAGE={image}" in dockerfile
-    assert dockerfile.count("FROM ${CUDA_IMAGE}") == 2  # build and run stages share the base
+    for major in majors:
+        image = MATRIX["majors"][major]["image"]
+        assert f"FROM {image} AS cuda{major}-base\n" in dockerfile
+    assert dockerfile.count("FROM cuda${CUDA_MAJOR}-base") == 2  # build and run share the base
     assert "\nUSER 10001\n" in dockerfile
     assert 'CMD ["python", "-m", "my_gpu_project.doctor", "--probe"]' in dockerfile
 

@@ -109,7 +109,7 @@ def test_the_option_renders_python_that_parses_beside_every_library(render: Rend
 def test_the_gpu_extra_pins_dask_cuda_of_the_chosen_major_from_the_matrix(
     major: int, render: Render
 ) -> None:
-    answers = {"cuda_major": major, "dask": True, "gpu_libraries": ["cupy"]}
+    answers = {"cuda_majors": [major], "dask": True, "gpu_libraries": ["cupy"]}
     project = render(answers, name=f"dask-cuda{major}")
     extra = pyproject(project)["project"]["optional-dependencies"][f"cuda{major}"]
     expected = MATRIX["majors"][str(major)]["dask"]["requirements"]

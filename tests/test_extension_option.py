@@ -65,7 +65,7 @@ def extension_render(request: pytest.FixtureRequest, render: Render) -> tuple[bo
 @pytest.fixture(scope="module", params=MAJORS, ids=[f"cuda{major}" for major in MAJORS])
 def major_render(request: pytest.FixtureRequest, render: Render) -> tuple[int, Path]:
     """The extension on each major of the matrix."""
-    answers = {"extension": "cuda-cpp", "cuda_major": request.param}
+    answers = {"extension": "cuda-cpp", "cuda_majors": [request.param]}
     return request.param, render(answers, name=f"extension-cuda{request.param}")
 
 
@@ -381,7 +381,7 @@ def test_a_build_refuses_an_nvcc_of_another_major_with_advice(render: Render) ->
     other = MAJORS[0]
     if other == NEWEST:
         pytest.skip("the matrix has one major")
-    project = render({"extension": "cuda-cpp", "cuda_major": other}, name="extension-mismatch")
+    project = render({"extension": "cuda-cpp", "cuda_majors": [other]}, name="extension-mismatch")
     tools = project.parent / "nvcc"
     requirement = f"cuda-toolkit[nvcc]=={NEWEST}.*"
     run(["uv", "pip", "install", "--quiet", "--target", str(tools), requirement], cwd=project)
@@ -401,7 +401,7 @@ def test_a_build_without_any_nvcc_stops_with_what_to_install(render: Render) -> 
     if not without:
         pytest.skip("every major's toolkit wheels carry nvcc")
     major = without[0]
-    project = render({"extension": "cuda-cpp", "cuda_major": major}, name="extension-no-nvcc")
+    project = render({"extension": "cuda-cpp", "cuda_majors": [major]}, name="extension-no-nvcc")
     proc = uv_build(project, without_nvcc(dict(os.environ)))
     assert proc.returncode != 0
     said = " ".join((proc.stdout + proc.stderr).split())

@@ -21,17 +21,18 @@ def pyproject(project: Path) -> dict[str, Any]:
     return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
 
 
-@pytest.fixture(scope="module", params=MAJORS)
-def full_render(request: pytest.FixtureRequest, render: Render) -> tuple[str, Path]:
-    """Every library, Docker and GitHub CI, for one CUDA major."""
+@pytest.fixture(scope="module", params=[*MAJORS, "all"])
+def full_render(request: pytest.FixtureRequest, render: Render) -> tuple[list[str], Path]:
+    """Every library, Docker and GitHub CI, for one CUDA major and for all together."""
+    majors = MAJORS if request.param == "all" else [request.param]
     answers = {
-        "cuda_major": int(request.param),
+        "cuda_majors": [int(major) for major in majors],
         "gpu_libraries": ALL_LIBRARIES,
         "python_min": "3.11",
         "docker": True,
         "ci": "github",
     }
-    return request.param, render(answers, name=f"matrix-{request.param}")
+    return majors, render(answers, name=f"matrix-{request.param}")
 
 
 def test_every_requirement_in_the_matrix_parses() -> None:
@@ -103,24 +104,36 @@ def test_the_stated_drivers_grow_with_the_cuda_they_support() -> None:
     assert drivers == sorted(drivers)
 
 
-def test_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
-    full_render: tuple[str, Path],
+def test_each_extra_holds_exactly_the_matrix_requirements_of_the_chosen_libraries(
+    full_render: tuple[list[str], Path],
 ) -> None:
-    major, project = full_render
-    entry = MATRIX["majors"][major]
+    majors, project = full_render
     extras = pyproject(project)["project"]["optional-dependencies"]
     # A library marked own_extra (PyCUDA builds from source) gets an extra named after it.
     own = [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["own_extra"]]
-    wheels = [r for lib in ALL_LIBRARIES if lib not in own for r in entry["requirements"][lib]]
-    assert extras == {
-        f"cuda{major}": wheels + entry["guard_requirements"],
-        **{lib: entry["requirements"][lib] for lib in own},
-    }
+    expected = {}
+    for major in majors:
+        entry = MATRIX["majors"][major]
+        wheels = [r for lib in ALL_LIBRARIES if lib not in own for r in entry["requirements"][lib]]
+        expected[f"cuda{major}"] = wheels + entry["guard_requirements"]
+    newest = MATRIX["majors"][majors[-1]]
+    assert extras == {**expected, **{lib: newest["requirements"][lib] for lib in own}}
+
+
+def test_the_extras_conflict_in_uv_exactly_when_there_are_several(
+    full_render: tuple[list[str], Path],
+) -> None:
+    majors, project = full_render
+    conflicts = pyproject(project)["tool"]["uv"].get("conflicts")
+    if len(majors) == 1:
+        assert conflicts is None
+    else:
+        assert conflicts == [[{"extra": f"cuda{major}"} for major in majors]]
 
 
 def test_extra_lists_only_selected_libraries(render: Render) -> None:
     major = MAJORS[0]
-    project = render({"cuda_major": int(major), "gpu_libraries": ["numba"]}, name="numba-only")
+    project = render({"cuda_majors": [int(major)], "gpu_libraries": ["numba"]}, name="numba-only")
     extra = pyproject(project)["project"]["optional-dependencies"][f"cuda{major}"]
     entry = MATRIX["majors"][major]
     assert extra == entry["requirements"]["numba"] + entry["guard_requirements"]
@@ -139,11 +152,11 @@ def test_classifiers_list_the_supported_pythons_from_the_floor(render: Render) -
     assert listed == MATRIX["python_versions"][floor:]
 
 
-def test_torch_comes_from_the_pytorch_index_of_the_chosen_major(
-    full_render: tuple[str, Path],
+def test_torch_comes_from_the_pytorch_index_of_each_extras_major(
+    full_render: tuple[list[str], Path],
 ) -> None:
-    major, project = full_render
-    tag = MATRIX["majors"][major]["torch_index_tag"]
+    majors, project = full_render
+    tags = {major: MATRIX["majors"][major]["torch_index_tag"] for major in majors}
     uv = pyproject(project)["tool"]["uv"]
     assert uv["index"] == [
         {
@@ -151,44 +164,65 @@ def test_torch_comes_from_the_pytorch_index_of_the_chosen_major(
             "url": f"https://download.pytorch.org/whl/cu{tag}",
             "explicit": True,
         }
+        for tag in tags.values()
     ]
-    assert uv["sources"]["torch"] == [{"index": f"pytorch-cu{tag}", "extra": f"cuda{major}"}]
+    assert uv["sources"]["torch"] == [
+        {"index": f"pytorch-cu{tag}", "extra": f"cuda{major}"} for major, tag in tags.items()
+    ]
 
 
-def test_generated_code_carries_the_matrix_drivers(full_render: tuple[str, Path]) -> None:
-    major, project = full_render
+def test_generated_code_carries_the_matrix_drivers(full_render: tuple[list[str], Path]) -> None:
+    majors, project = full_render
+    newest = majors[-1]
     facts = runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_facts.py"))
-    assert facts["CUDA_MAJOR"] == int(major)
-    assert facts["MIN_DRIVER"] == MATRIX["majors"][major]["min_driver_linux"]
+    assert facts["CUDA_MAJORS"] == tuple(int(major) for major in majors)
+    assert facts["CUDA_MAJOR"] == int(newest)
+    assert facts["MIN_DRIVER"] == MATRIX["majors"][newest]["min_driver_linux"]
     assert facts["MIN_DRIVER_BY_MAJOR"] == {
         int(each): entry["min_driver_linux"] for each, entry in MATRIX["majors"].items()
     }
-    assert facts["GPU_EXTRA"] == f"cuda{major}"
+    assert facts["GPU_EXTRAS"] == {int(major): f"cuda{major}" for major in majors}
+    assert facts["GPU_EXTRA"] == f"cuda{newest}"
     doctor = runpy.run_path(str(project / "src" / "my_gpu_project" / "doctor" / "_facts.py"))
     assert doctor["CUDA_CORE_NVML_BINDINGS"] == {
         int(each): entry["cuda_core_nvml_bindings"] for each, entry in MATRIX["majors"].items()
     }
-    assert doctor["NUMBA_CUDA_PINS"] == tuple(MATRIX["majors"][major]["requirements"]["numba"])
+    assert doctor["NUMBA_CUDA_PINS"] == tuple(MATRIX["majors"][newest]["requirements"]["numba"])
 
 
-def test_dockerfile_starts_from_the_matrix_image(full_render: tuple[str, Path]) -> None:
-    major, project = full_render
+def test_dockerfile_has_a_stage_per_major_on_its_matrix_image(
+    full_render: tuple[list[str], Path],
+) -> None:
+    majors, project = full_render
     dockerfile = (project / "Dockerfile").read_text("utf-8")
-    assert f"ARG CUDA_IMAGE={MATRIX['majors'][major]['image']}\n" in dockerfile
-    assert f"--locked --no-dev --no-editable --extra cuda{major}" in dockerfile
-
-
-def test_readme_states_the_matrix_driver_and_toolkit_range(full_render: tuple[str, Path]) -> None:
-    major, project = full_render
-    entry = MATRIX["majors"][major]
-    readme = (project / "README.md").read_text("utf-8")
-    assert f"CUDA {entry['toolkit_range']} (Linux driver >= {entry['min_driver_linux']})" in readme
+    stages = re.findall(r"^FROM (\S+) AS (cuda\d+)-base$", dockerfile, flags=re.MULTILINE)
+    assert stages == [(MATRIX["majors"][major]["image"], f"cuda{major}") for major in majors]
+    assert f"\nARG CUDA_MAJOR={majors[-1]}\n" in dockerfile  # the newest by default
     assert (
-        f"`NVIDIA_REQUIRE_CUDA=cuda>={entry['min_driver_cuda']}` the NVIDIA Container Toolkit"
-        in " ".join(readme.split())
-    )
-    assert f"https://download.pytorch.org/whl/cu{entry['torch_index_tag']}" in readme
-    for req in entry["guard_requirements"] + entry["requirements"]["numba"]:
+        dockerfile.count("FROM cuda${CUDA_MAJOR}-base") == 2
+    )  # build and run stages share the base
+    assert '--locked --no-dev --no-editable --extra "cuda${CUDA_MAJOR}"' in dockerfile
+    for major in majors:
+        entry = MATRIX["majors"][major]
+        driver = f"CUDA {major}: driver >= {entry['min_driver_linux']}, which supports CUDA"
+        assert f"{driver} {entry['min_driver_cuda']}\n" in dockerfile
+
+
+def test_readme_has_a_line_per_major_with_its_driver_and_toolkit_range(
+    full_render: tuple[list[str], Path],
+) -> None:
+    majors, project = full_render
+    readme = (project / "README.md").read_text("utf-8")
+    for major in majors:
+        entry = MATRIX["majors"][major]
+        assert (
+            f"| >= {entry['min_driver_linux']} | {entry['toolkit_range']} | "
+            f'`pip install "my-gpu-project[cuda{major}]"` |'
+        ) in readme
+        assert f"| {major} | `{entry['image']}` | >= {entry['min_driver_linux']} |" in readme
+        assert f"`cu{entry['torch_index_tag']}` for CUDA {major}" in readme
+    newest = MATRIX["majors"][majors[-1]]
+    for req in newest["guard_requirements"][:1] + newest["requirements"]["numba"]:
         assert f"`{req}`" in readme
 
 
@@ -200,12 +234,12 @@ PIN_FILES = ("pyproject.toml", "noxfile.py", "Dockerfile", "compose.yaml", "READ
 
 
 def test_no_pin_file_names_a_cuda_version_the_matrix_does_not(
-    full_render: tuple[str, Path],
+    full_render: tuple[list[str], Path],
 ) -> None:
     # A hand-typed version in any of these would drift from the matrix on the next bump.
-    major, project = full_render
-    entry = MATRIX["majors"][major]
-    allowed = set(re.findall(r"\d+\.\d+(?:\.\d+)*", str(entry))) | set(MATRIX["python_versions"])
+    majors, project = full_render
+    entries = str([MATRIX["majors"][major] for major in majors])
+    allowed = set(re.findall(r"\d+\.\d+(?:\.\d+)*", entries)) | set(MATRIX["python_versions"])
     paths = [p for name in PIN_FILES for p in [project / name, *(project / name).rglob("*")]]
     for path in paths:
         if not path.is_file():

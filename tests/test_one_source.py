@@ -27,6 +27,7 @@ from conftest import (
     copy_template,
     git,
     snapshot_working_tree,
+    update_project,
 )
 from template_data import exclude_blocks, library_choices, load_computed
 
@@ -196,30 +197,39 @@ ALL_OPTIONS = {
 }
 
 
-def assert_render_follows_major(
-    project: Path, major: int, entry: dict[str, Any], others: dict[int, dict[str, Any]]
+def assert_render_follows_majors(
+    project: Path, served: dict[int, dict[str, Any]], others: dict[int, dict[str, Any]]
 ) -> None:
-    """Every major-dependent fact of ``project`` is ``entry``'s, and no other major's is left."""
+    """Every major-dependent fact of ``project`` is that of a major it serves, and no other's."""
     pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
-    extra = pyproject["project"]["optional-dependencies"][f"cuda{major}"]
+    extras = pyproject["project"]["optional-dependencies"]
     own = [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["own_extra"]]
-    assert (
-        extra
-        == [req for lib in ALL_LIBRARIES if lib not in own for req in entry["requirements"][lib]]
-        + entry["dask"]["requirements"]
-        + entry["guard_requirements"]
-    )
-    assert f"ARG CUDA_IMAGE={entry['image']}\n" in (project / "Dockerfile").read_text("utf-8")
+    dockerfile = (project / "Dockerfile").read_text("utf-8")
     readme = (project / "README.md").read_text("utf-8")
-    assert f"Linux driver >= {entry['min_driver_linux']}" in readme
-    assert f"--extra cuda{major}" in (project / "README.md").read_text("utf-8")
-    facts = rendered_facts(project)
-    assert (facts["CUDA_MAJOR"], facts["MIN_DRIVER"]) == (major, entry["min_driver_linux"])
-    assert facts["GPU_EXTRA"] == f"cuda{major}"
     gpu_page = (project / "docs" / "gpu.md").read_text("utf-8")
-    assert entry["min_driver_linux"] in gpu_page
     workflow = (project / ".github" / "workflows" / "gpu.yml").read_text("utf-8")
-    assert entry["min_driver_linux"] in workflow
+    for major, entry in served.items():
+        assert (
+            extras[f"cuda{major}"]
+            == [
+                req for lib in ALL_LIBRARIES if lib not in own for req in entry["requirements"][lib]
+            ]
+            + entry["dask"]["requirements"]
+            + entry["guard_requirements"]
+        )
+        assert f"FROM {entry['image']} AS cuda{major}-base\n" in dockerfile
+        assert f"| >= {entry['min_driver_linux']} | {entry['toolkit_range']} |" in readme
+        assert f'[cuda{major}]"` |' in readme
+        assert entry["min_driver_linux"] in gpu_page
+        assert entry["min_driver_linux"] in workflow
+    newest = max(served)
+    facts = rendered_facts(project)
+    assert facts["CUDA_MAJORS"] == tuple(sorted(served))
+    assert (facts["CUDA_MAJOR"], facts["MIN_DRIVER"]) == (
+        newest,
+        served[newest]["min_driver_linux"],
+    )
+    assert facts["GPU_EXTRAS"] == {major: f"cuda{major}" for major in sorted(served)}
     leftovers = []
     for path in sorted(project.rglob("*")):
         rel = path.relative_to(project)
@@ -234,9 +244,14 @@ def assert_render_follows_major(
     assert leftovers == []
 
 
+REAL_MAJORS = {int(m): e for m, e in MATRIX["majors"].items()}
+
+
 @pytest.fixture(scope="module")
-def next_major_render(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
-    """The template with one more major added to the matrix file, rendered for that major."""
+def next_major_template(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[int, dict[str, Any], Path]:
+    """The template at v0.0.0, and at v0.0.1 with one more major added to the matrix file."""
     template = snapshot_working_tree(tmp_path_factory.mktemp("next-major") / "template")
     matrix_file = template / "includes" / "cuda-matrix.yml"
     data = yaml.safe_load(matrix_file.read_text("utf-8"))
@@ -245,28 +260,37 @@ def next_major_render(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, di
     matrix_file.write_text(yaml.safe_dump(data, sort_keys=False), "utf-8")
     git("commit", "-q", "-am", f"add CUDA {major} to the matrix", cwd=template)
     git("tag", "v0.0.1", cwd=template)
-    # No cuda_major answer: the new major must be the default as well as a choice.
+    return major, entry, template
+
+
+@pytest.fixture(scope="module")
+def next_major_render(
+    next_major_template: tuple[int, dict[str, Any], Path],
+) -> tuple[int, dict[str, Any], Path]:
+    """A new project of the template with the added major: no answer about majors."""
+    major, entry, template = next_major_template
     project = copy_template(template, template.parent / "project", ALL_OPTIONS, "v0.0.1")
     return major, entry, project
 
 
-def test_a_major_added_to_the_matrix_alone_is_offered_and_is_the_default(
+def test_a_major_added_to_the_matrix_alone_joins_a_new_project(
     next_major_render: tuple[int, dict[str, Any], Path],
 ) -> None:
     major, _, project = next_major_render
     answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
-    assert answers["cuda_major"] == major
+    assert answers["cuda_every_major"] is True
+    assert "cuda_majors" not in answers  # computed from the matrix at every update
+    assert rendered_facts(project)["CUDA_MAJORS"] == (*sorted(REAL_MAJORS), major)
 
 
 def test_a_major_added_to_the_matrix_alone_reaches_every_rendered_fact(
     next_major_render: tuple[int, dict[str, Any], Path],
 ) -> None:
     major, entry, project = next_major_render
-    others = {int(m): e for m, e in MATRIX["majors"].items()}
-    assert_render_follows_major(project, major, entry, others)
+    assert_render_follows_majors(project, {**REAL_MAJORS, major: entry}, {})
 
 
-def test_a_major_added_to_the_matrix_alone_advises_the_previous_one(
+def test_a_major_added_to_the_matrix_alone_advises_the_previous_ones_extra(
     next_major_render: tuple[int, dict[str, Any], Path],
 ) -> None:
     major, _, project = next_major_render
@@ -275,7 +299,7 @@ def test_a_major_added_to_the_matrix_alone_advises_the_previous_one(
         [
             sys.executable,
             "-c",
-            "from my_gpu_project.gpu import _detect; print(_detect._ADVICE[35])",
+            f"from my_gpu_project.gpu import _detect; print(_detect._advice(35, {major}))",
         ],
         cwd=project,
         env={**os.environ, "PYTHONPATH": str(project / "src")},
@@ -283,16 +307,43 @@ def test_a_major_added_to_the_matrix_alone_advises_the_previous_one(
         text=True,
         check=True,
     ).stdout
-    assert f"install a build for CUDA {major - 1}" in advice
+    assert f"install the cuda{major - 1} extra in its place" in advice
+
+
+def _updated(template: Path, dst: Path, answers: dict[str, Any]) -> Path:
+    """A project rendered before the new major, committed, then updated to the template with it."""
+    project = copy_template(template, dst, answers, "v0.0.0")
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    update_project(project, "v0.0.1")
+    return project
+
+
+def test_a_major_added_to_the_matrix_reaches_a_project_serving_every_major_on_update(
+    next_major_template: tuple[int, dict[str, Any], Path], tmp_path: Path
+) -> None:
+    major, entry, template = next_major_template
+    project = _updated(template, tmp_path / "every", ALL_OPTIONS)
+    assert_render_follows_majors(project, {**REAL_MAJORS, major: entry}, {})
+    assert "<<<<<<<" not in (project / "pyproject.toml").read_text("utf-8")
+
+
+def test_a_major_added_to_the_matrix_leaves_a_project_with_chosen_majors_as_it_was(
+    next_major_template: tuple[int, dict[str, Any], Path], tmp_path: Path
+) -> None:
+    major, entry, template = next_major_template
+    chosen = {**ALL_OPTIONS, "cuda_majors": sorted(REAL_MAJORS)}
+    project = _updated(template, tmp_path / "chosen", chosen)
+    assert_render_follows_majors(project, REAL_MAJORS, {major: entry})
 
 
 @pytest.mark.parametrize("major", MAJORS)
-def test_each_real_major_reaches_every_rendered_fact(
+def test_each_real_major_alone_reaches_every_rendered_fact(
     major: int, template_repo: Path, tmp_path: Path
 ) -> None:
     project = copy_template(
-        template_repo, tmp_path / "p", {**ALL_OPTIONS, "cuda_major": major}, "v0.0.0"
+        template_repo, tmp_path / "p", {**ALL_OPTIONS, "cuda_majors": [major]}, "v0.0.0"
     )
-    entry = MATRIX["majors"][str(major)]
-    others = {int(m): e for m, e in MATRIX["majors"].items() if int(m) != major}
-    assert_render_follows_major(project, major, entry, others)
+    others = {m: e for m, e in REAL_MAJORS.items() if m != major}
+    assert_render_follows_majors(project, {major: REAL_MAJORS[major]}, others)

@@ -32,7 +32,7 @@ PREVIOUS = "d06a7ecf09033d91152e7ef215c593a2294745a5"
 # Rendered paths that differ from PREVIOUS on purpose. Patterns are fnmatch globs over the
 # project-relative path; the CHANGELOG tells users what each means for `copier update`.
 INTENDED: dict[str, str] = {
-    "src/*/gpu/_facts.py": "new: the project's CUDA major, drivers, extra, modules, overrides",
+    "src/*/gpu/_facts.py": "new: the project's CUDA majors, drivers, extras, modules, overrides",
     "src/*/gpu/*": "GPU module: never raises on a broken CuPy, fork-safe, device-aware dispatch",
     "src/*/kernels/*": "kernels: validated once, overlaps refused, numba-cuda-mlir, grid caps",
     "src/*/doctor/*": "doctor: one facts record, registered checks, a CLI apart, new findings",
@@ -44,8 +44,9 @@ INTENDED: dict[str, str] = {
     ".pre-commit-config.yaml": "the Scientific Python guide's hooks, revisions from the pins",
     ".github/workflows/*.yml": "release.yml (trusted publishing); nox pinned; Sphinx docs job",
     ".gitlab-ci.yml": "build and publish jobs on tags (trusted publishing); nox pinned",
-    "Dockerfile": "installs from uv.lock (uv sync --locked); a valid lowercase image name",
-    "README.md": "release section, uv.lock, Sphinx, escaped free text, no extra without a library",
+    "Dockerfile": "installs from uv.lock (uv sync --locked); a valid image name; a stage per major",
+    "CHANGELOG.md": "its first entry names every CUDA major the project serves",
+    "README.md": "release section, uv.lock, Sphinx, free text escaped, an install line per major",
     "docs/gpu.md": "the mixed-majors example names the project's own CuPy wheel",
     "docs/troubleshooting.md": "a section per doctor finding; numba-cuda-mlir; no phantom extra",
     "mkdocs.yml": "docs: Material for MkDocs is retired; the site is Sphinx (docs/conf.py)",

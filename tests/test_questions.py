@@ -183,7 +183,7 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         "'https://github.com/<owner>/<name>', not 'https://github.com/org/team/proj'.",
     ),
     "python-floor-below-jax": (
-        {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_major": 13},
+        {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_majors": [13]},
         "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "
         "Raise python_min to 3.11 or drop jax.",
     ),

@@ -67,14 +67,17 @@ def test_plain_cupy_and_numba_cuda_mix_cuda_majors(tmp_path: Path) -> None:
     assert pins["cuda-bindings"].startswith("13.")
 
 
+@pytest.fixture(scope="module")
+def every_major(render: Render) -> Path:
+    """Every PyPI library on every major: one extra per major."""
+    return render({"gpu_libraries": PYPI_LIBRARIES}, name="resolve-every-major")
+
+
 @pytest.mark.parametrize("major", MAJORS)
-def test_gpu_extra_resolves_to_a_single_cuda_major(
-    render: Render, tmp_path: Path, major: str
+def test_each_gpu_extra_resolves_to_its_own_cuda_major_alone(
+    every_major: Path, tmp_path: Path, major: str
 ) -> None:
-    project = render(
-        {"cuda_major": int(major), "gpu_libraries": PYPI_LIBRARIES}, name=f"resolve-{major}"
-    )
-    pins = compile_requirements([f"{project}[cuda{major}]"], tmp_path)
+    pins = compile_requirements([f"{every_major}[cuda{major}]"], tmp_path)
     assert cuda_majors(pins) == {major}
     other = next(m for m in MAJORS if m != major)
     assert f"cupy-cuda{other}x" not in pins
@@ -95,7 +98,7 @@ def pytest_in(built: Built) -> list[str]:
 def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
     """A default render for one CUDA major with the real CuPy and numba-cuda wheels installed."""
     major = request.param
-    answers = {"cuda_major": int(major), "gpu_libraries": ["cupy", "numba"]}
+    answers = {"cuda_majors": [int(major)], "gpu_libraries": ["cupy", "numba"]}
     built = build_and_install(render(answers, name=f"real-{major}"), answers)
     requirements = MATRIX["majors"][major]["requirements"]
     wheels = [without_extras(requirements["cupy"][0]), *requirements["numba"]]
@@ -157,8 +160,9 @@ def test_real_wheels_without_driver_choose_numpy_and_name_the_driver(
 def test_real_cupy_reports_insufficient_driver_with_its_code(
     real_wheels: tuple[str, Built],
 ) -> None:
-    # Past the driver-library shortcut: what CuPy itself says on this host.
-    _, built = real_wheels
+    # Past the driver-library shortcut: what CuPy itself says on this host, and the major the
+    # real CuPy says it is built for (cudaRuntimeGetVersion needs no driver).
+    major, built = real_wheels
     package = built.answer("package_name")
     reason = python_json(
         built,
@@ -168,6 +172,8 @@ def test_real_cupy_reports_insufficient_driver_with_its_code(
     assert isinstance(reason, str)
     assert "cudaErrorInsufficientDriver" in reason
     assert "(CUDA error 35)" in reason
+    minimum = MATRIX["majors"][major]["min_driver_linux"]
+    assert f"older than CUDA {major} needs (>= {minimum}); upgrade the driver" in reason
 
 
 def test_import_benchmark_runs_with_cupy_installed(real_wheels: tuple[str, Built]) -> None:
@@ -228,7 +234,7 @@ def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
 @pytest.fixture(scope="module")
 def mixed_install(render: Render) -> Built:
     """What `pip install cupy-cuda12x numba-cuda` gives: CuPy for CUDA 12, cuda-bindings 13."""
-    answers = {"cuda_major": 12}
+    answers = {"cuda_majors": [12]}
     built = build_and_install(render(answers, name="mixed"), answers)
     run([*install_into(built), "cupy-cuda12x", "numba-cuda"], cwd=built.project)
     return built

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, Render, copier_questions, parse_structured
+from conftest import OLDEST_MAJOR, RENDER_MATRIX, Render, copier_questions, parse_structured
 from packaging.requirements import Requirement
 from template_data import load_computed
 
@@ -94,7 +94,11 @@ def test_license_file_matches_the_chosen_license(rendered: tuple[dict[str, Any],
 def test_answers_file_records_every_question_and_no_computed_value(render: Render) -> None:
     project = render({}, name="answers")
     answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
-    assert set(answers) == set(copier_questions()) | {"_commit", "_src_path"}
+    # cuda_majors is asked only of a project that does not serve every major.
+    assert set(answers) == set(copier_questions()) - {"cuda_majors"} | {"_commit", "_src_path"}
+    chosen = render({"cuda_majors": [OLDEST_MAJOR]}, name="answers-majors")
+    answers = yaml.safe_load((chosen / ".copier-answers.yml").read_text("utf-8"))
+    assert (answers["cuda_every_major"], answers["cuda_majors"]) == (False, [OLDEST_MAJOR])
 
 
 def test_defaults_derive_names_from_the_project_name(render: Render) -> None:

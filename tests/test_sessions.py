@@ -13,9 +13,21 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Built, Render, build_and_install, git, run
+from conftest import (
+    ALL_EXAMPLES,
+    ALL_LIBRARIES,
+    MAJORS,
+    Built,
+    Render,
+    build_and_install,
+    git,
+    run,
+)
+from template_data import load_computed
 
 pytestmark = pytest.mark.slow
+
+MATRIX = load_computed("cuda_matrix")
 
 VARIANTS = {
     "defaults": {},
@@ -95,7 +107,8 @@ def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Bui
     result = nox(project, "-s", "bench", "--", "--quick")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "CPU figures only: nvidia-smi" in result.stderr
-    assert f".[cuda{project.answer('cuda_major')}]" not in result.stderr  # no GPU: no CUDA wheels
+    for major in project.answer("cuda_majors"):  # no GPU: no CUDA wheels
+        assert f".[cuda{major}]" not in result.stderr
     assert "vs import numpy" in result.stdout  # the import-cost table
     assert ("copy floor (numpy.copyto)" in result.stdout) == (
         "numba" in project.answer("gpu_libraries")
@@ -139,6 +152,10 @@ def test_default_sessions_are_the_cpu_tests_coverage_lint_and_typecheck(project:
     assert "- tests_gpu" in listed  # listed, not run by default
 
 
+class SessionError(Exception):
+    """What ``session.error`` raises in nox: the session stops there."""
+
+
 class RecordingSession:
     """Stands in for nox's session: records what would be installed and run."""
 
@@ -152,26 +169,90 @@ class RecordingSession:
     def run(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("run", *args))
 
+    def error(self, message: str) -> None:
+        raise SessionError(message)
 
-def test_gpu_session_installs_every_gpu_extra_and_takes_the_doctors_probe_verdict(
-    render: Render,
-) -> None:
-    answers = {"gpu_libraries": ["cupy", "numba", "pycuda"], "cuda_major": 13}
+    def warn(self, message: str) -> None:
+        self.calls.append(("warn", message))
+
+
+@pytest.fixture(scope="module")
+def gpu_noxfile(render: Render) -> Any:
+    """The noxfile of a render serving every major, as on a host whose nvidia-smi lists a GPU."""
+    answers = {"gpu_libraries": ["cupy", "numba", "pycuda"]}
     project = render(answers, name="gpu-session")
     spec = importlib.util.spec_from_file_location("rendered_noxfile", project / "noxfile.py")
     assert spec is not None
     assert spec.loader is not None
     noxfile: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(noxfile)
-    noxfile._no_gpu_reason = lambda: None  # as on a host whose nvidia-smi lists a GPU
+    noxfile._no_gpu_reason = lambda: None
+    return noxfile
+
+
+def _driver(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_gpu_session_installs_the_extra_of_the_newest_major_the_driver_runs_and_probes(
+    gpu_noxfile: Any, major: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CUDA_MAJOR", raising=False)
+    floor = _driver(MATRIX["majors"][str(major)]["min_driver_linux"])
+    monkeypatch.setattr(gpu_noxfile, "_driver_version", lambda: floor)
     session = RecordingSession()
-    noxfile.tests_gpu(session)
-    package = noxfile.PACKAGE
+    gpu_noxfile.tests_gpu(session)
+    package = gpu_noxfile.PACKAGE
     assert session.calls[:2] == [
-        ("install", ".[cuda13,pycuda]", "--group", "test"),
+        ("install", f".[cuda{major},pycuda]", "--group", "test"),
         ("run", "python", "-m", f"{package}.doctor", "--probe"),
     ]
     assert session.calls[2][:2] == ("run", "pytest")
+
+
+def test_gpu_session_takes_the_newest_major_when_the_driver_cannot_say(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CUDA_MAJOR", raising=False)
+    monkeypatch.setattr(gpu_noxfile, "_driver_version", tuple)
+    session = RecordingSession()
+    gpu_noxfile.tests_gpu(session)
+    assert session.calls[0][0] == "warn"
+    assert session.calls[1] == ("install", f".[cuda{MAJORS[-1]},pycuda]", "--group", "test")
+
+
+def test_gpu_session_takes_the_major_cuda_major_names(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[0]))
+    monkeypatch.setattr(gpu_noxfile, "_driver_version", lambda: (999,))
+    session = RecordingSession()
+    gpu_noxfile.tests_gpu(session)
+    assert session.calls[0] == ("install", f".[cuda{MAJORS[0]},pycuda]", "--group", "test")
+
+
+@pytest.mark.parametrize(
+    ("cuda_major", "driver", "says"),
+    [
+        ("99", (999,), "CUDA_MAJOR=99: this project serves CUDA"),
+        ("", (400, 1), "the NVIDIA driver (400.1) is older than this project needs (>= "),
+    ],
+    ids=["major-not-served", "driver-too-old"],
+)
+def test_gpu_session_stops_with_the_reason_when_no_extra_fits(
+    gpu_noxfile: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    cuda_major: str,
+    driver: tuple[int, ...],
+    says: str,
+) -> None:
+    monkeypatch.setenv("CUDA_MAJOR", cuda_major)
+    monkeypatch.setattr(gpu_noxfile, "_driver_version", lambda: driver)
+    session = RecordingSession()
+    with pytest.raises(SessionError, match=re.escape(says)):
+        gpu_noxfile.tests_gpu(session)
+    assert session.calls == []  # nothing installed
 
 
 def lock_export_command(workflow: str) -> list[str]:

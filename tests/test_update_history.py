@@ -285,7 +285,17 @@ def test_exclude_reads_newer_values_with_a_default() -> None:
 @pytest.mark.skipif(not in_history(FIRST_COMMIT), reason="the first commit is not in this clone")
 def test_first_commit_asked_these_questions() -> None:
     assert set(questions_at(FIRST_COMMIT)) == FIRST_QUESTIONS
-    assert set(questions()) >= FIRST_QUESTIONS
+    assert set(questions()) >= FIRST_QUESTIONS - set(RETIRED)
+
+
+# Questions no longer asked, and the answer that reads theirs on `copier update`.
+RETIRED = {"cuda_major": "cuda_majors"}
+
+
+def test_a_retired_questions_answer_is_read_by_the_question_that_replaced_it() -> None:
+    for old, new in RETIRED.items():
+        assert old not in questions()
+        assert f"{old} is defined" in str(questions()[new]["default"])
 
 
 def extract_commit(commit: str, dst: Path) -> None:

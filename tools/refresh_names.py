@@ -93,7 +93,7 @@ def render(dst: Path, major: int, python: str, libraries: list[str], dask: bool)
     from template_data import example_choices
 
     answers = {
-        "cuda_major": major,
+        "cuda_majors": [major],
         "python_min": python,
         "gpu_libraries": libraries,
         "examples": example_choices(),  # every example: its files are on sys.path too

@@ -392,12 +392,14 @@ def make_fake_cupy(
     device_count: object = 1,
     error_status: int | None = None,
     raises: BaseException | None = None,
+    cuda_version: int = 13000,
 ) -> ModuleType:
     """Build a fresh fake ``cupy`` module, with its own devices and memory pools.
 
     ``cuda.runtime.getDeviceCount()`` returns ``device_count`` as given (a test may pass -1 or
     None, as a broken runtime could), raises ``CUDARuntimeError(error_status)`` when that is
-    given, or raises ``raises``. ``module.pools`` holds the two memory pools, for inspection.
+    given, or raises ``raises``. ``runtimeGetVersion()`` says it is built for ``cuda_version``
+    (CUDA's 1000 * major + 10 * minor). ``module.pools`` holds the two memory pools.
     """
     state = _State(device_count, error_status, raises)
 
@@ -442,7 +444,7 @@ def make_fake_cupy(
         getDeviceCount=state.get_device_count,
         getDevice=lambda: state.current,
         setDevice=state.set_device,
-        runtimeGetVersion=lambda: 13000,
+        runtimeGetVersion=lambda: cuda_version,
         driverGetVersion=lambda: 13000,
         CUDARuntimeError=CUDARuntimeError,
     )

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..gpu._facts import (
     CUDA_MAJOR,
+    CUDA_MAJORS,
     FORCE_CPU_VARIABLES,
-    GPU_EXTRA,
+    GPU_EXTRAS,
     MIN_DRIVER_BY_MAJOR,
     REQUIRE_GPU_VARIABLES,
 )
@@ -42,13 +43,32 @@ def _by_major(groups: dict[int, list[Installed]]) -> str:
     return "; ".join(f"CUDA {major}: {_listed(items)}" for major, items in groups.items())
 
 
-def _install_hint() -> str:
-    """How to install this project's GPU stack: its extra, or CuPy when it has none."""
-    if GPU_EXTRA is not None:
-        return f'pip install "{DISTRIBUTION}[{GPU_EXTRA}]"'
-    return (
-        f"install a CUDA {CUDA_MAJOR} build of a GPU library (pip install cupy-cuda{CUDA_MAJOR}x)"
-    )
+# The majors this project serves, as the messages name them ("12 and 13").
+_SERVED = " and ".join(map(str, CUDA_MAJORS))
+
+
+def _install_hint(major: int = CUDA_MAJOR) -> str:
+    """How to install this project's GPU stack for CUDA ``major``: its extra, or CuPy."""
+    if major in GPU_EXTRAS:
+        return f'pip install "{DISTRIBUTION}[{GPU_EXTRAS[major]}]"'
+    return f"install a CUDA {major} build of a GPU library (pip install cupy-cuda{major}x)"
+
+
+def _served_major_for(facts: Facts) -> int:
+    """The major whose extra to advise: the newest served that the driver runs.
+
+    A driver too old for every major served gets the oldest (the smallest upgrade); with no
+    driver to read, the newest: the advice is then about installing, not about the driver.
+    """
+    version = version_tuple(facts.driver.version)
+    supported = version_tuple(facts.driver.cuda_version)
+    if version:
+        runs = [m for m in _majors_the_driver_runs(version) if m in CUDA_MAJORS]
+    elif supported:  # cuda.bindings reports only the newest CUDA the driver supports
+        runs = [m for m in CUDA_MAJORS if m <= supported[0]]
+    else:
+        return CUDA_MAJOR
+    return runs[-1] if runs else CUDA_MAJORS[0]
 
 
 def _or_names(names: Iterable[str]) -> str:
@@ -70,9 +90,10 @@ class MixedCudaMajors(Check):
         groups = facts.by_cuda_major()
         if len(groups) < 2:
             return None
+        install = _install_hint(_served_major_for(facts))
         return cls.found(
             f"CUDA-linked packages of more than one CUDA major are installed ({_by_major(groups)})",
-            f"uninstall the packages of the other major, then {_install_hint()} (numba-cuda "
+            f"uninstall the packages of the other major, then {install} (numba-cuda "
             f"without its {_NUMBA_CUDA_EXTRAS} extra pulls the newest cuda-bindings, for CUDA "
             f"{max(MIN_DRIVER_BY_MAJOR)})",
         )
@@ -119,7 +140,7 @@ class NvidiaWheelsMixed(Check):
         return cls.found(
             f"NVIDIA CUDA wheels of more than one major are installed ({_by_major(groups)})",
             "uninstalling one set cannot repair this: create a fresh virtual environment and "
-            f"install packages of one CUDA major only ({_install_hint()})",
+            f"install packages of one CUDA major only ({_install_hint(_served_major_for(facts))})",
         )
 
 
@@ -174,54 +195,61 @@ class DriverTooOld(Check):
         too_old = _driver_too_old(facts, max(groups), "installed packages") if groups else None
         if too_old is None:
             return None
-        older = f", or install packages built for CUDA {too_old.runs}" if too_old.runs else ""
+        if too_old.runs in GPU_EXTRAS:  # this project serves a major the driver runs
+            older = f", or {_install_hint(too_old.runs)} in a fresh environment"
+        elif too_old.runs:
+            older = f", or install packages built for CUDA {too_old.runs}"
+        else:
+            older = ""
         return cls.found(too_old.seen, f"upgrade the NVIDIA driver to >= {too_old.minimum}{older}")
 
 
 class DriverTooOldForProject(Check):
-    """No CUDA package installed yet, and a driver too old for the project's CUDA major."""
+    """No CUDA package installed yet, and a driver too old for every CUDA major served."""
 
     code = "driver-too-old-for-project"
     severity = "warning"
     why = (
-        f"{DISTRIBUTION} is built for CUDA {CUDA_MAJOR}: its GPU stack, once installed, fails "
-        "here with cudaErrorInsufficientDriver (35); until then it runs on NumPy"
+        f"{DISTRIBUTION} serves CUDA {_SERVED}: its GPU stack, once installed, fails here with "
+        "cudaErrorInsufficientDriver (35); until then it runs on NumPy"
     )
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
-        too_old = _driver_too_old(facts, CUDA_MAJOR, f"{DISTRIBUTION}'s GPU libraries")
+        oldest = CUDA_MAJORS[0]
+        too_old = _driver_too_old(facts, oldest, f"{DISTRIBUTION}'s GPU libraries")
         if too_old is None or facts.by_cuda_major():  # installed ones: driver-too-old's case
             return None
-        # The project's own build for an older major runs here: that is its other way out.
-        rebuild = f"build {DISTRIBUTION} for CUDA {too_old.runs} (copier update --data cuda_major"
-        older = f", or {rebuild}={too_old.runs})" if too_old.runs else ""
+        # A build of the project for an older major would run here: its other way out.
+        served = ", ".join(map(str, (too_old.runs, *CUDA_MAJORS)))
+        rebuild = f"build {DISTRIBUTION} for CUDA {too_old.runs} too (copier update --data"
+        older = f", or {rebuild} 'cuda_majors=[{served}]')" if too_old.runs else ""
         return cls.found(
             too_old.seen,
-            f"upgrade the NVIDIA driver to >= {too_old.minimum} before you {_install_hint()}"
-            f"{older}",
+            f"upgrade the NVIDIA driver to >= {too_old.minimum} before you "
+            f"{_install_hint(oldest)}{older}",
         )
 
 
 class ExtraMismatch(Check):
-    """CUDA packages of one major, but not the major this project is built for."""
+    """CUDA packages of one major, but a major this project does not serve."""
 
     code = "extra-mismatch"
     severity = "error"
     why = (
-        f"{DISTRIBUTION} is built and tested for CUDA {CUDA_MAJOR} wheels; other majors are "
+        f"{DISTRIBUTION} is built and tested for CUDA {_SERVED} wheels; other majors are "
         "untested and may not load"
     )
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
         majors = list(facts.by_cuda_major())
-        if len(majors) != 1 or majors == [CUDA_MAJOR]:  # several majors: mixed-cuda-majors
+        if len(majors) != 1 or majors[0] in CUDA_MAJORS:  # several majors: mixed-cuda-majors
             return None
         return cls.found(
-            f"{DISTRIBUTION} is built for CUDA {CUDA_MAJOR}, but the installed CUDA packages "
-            f"are for CUDA {majors[0]}",
-            f"{_install_hint()} in a fresh environment",
+            f"the installed CUDA packages are for CUDA {majors[0]}, which {DISTRIBUTION} does "
+            f"not serve (it serves CUDA {_SERVED})",
+            f"{_install_hint(_served_major_for(facts))} in a fresh environment",
         )
 
 
@@ -416,11 +444,15 @@ class NvccOtherMajor(Check):
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
         release = facts.nvcc.major_minor
-        if release is None or release[0] == CUDA_MAJOR or facts.named("pycuda") is None:
+        # The installed stack's major when there is one, else any major the project serves.
+        expected = list(facts.by_cuda_major()) or list(CUDA_MAJORS)
+        if release is None or release[0] in expected or facts.named("pycuda") is None:
             return None
+        wanted = expected[-1]
         return cls.found(
-            f"nvcc on PATH is CUDA {release[0]}; this project is for CUDA {CUDA_MAJOR}",
-            f"put a CUDA {CUDA_MAJOR} toolkit's bin/ first on PATH (or set CUDA_PATH) before "
+            f"nvcc on PATH is CUDA {release[0]}; the rest of this environment is for CUDA "
+            f"{' and '.join(map(str, expected))}",
+            f"put a CUDA {wanted} toolkit's bin/ first on PATH (or set CUDA_PATH) before "
             "importing PyCUDA",
         )
 
@@ -448,11 +480,11 @@ class NvccWheelsDiffer(Check):
             return None
         nvcc = ".".join(map(str, release))
         wheels = ".".join(map(str, version_tuple(differ[0].version)[:2]))
-        # Matching the wheels to nvcc is advice only within the project's major: wheels of
+        # Matching the wheels to nvcc is advice only within the wheels' major: wheels of
         # another major would trade this warning for mixed-cuda-majors.
         match = (
             f'pip install "cuda-toolkit=={nvcc}.*" to match nvcc, or '
-            if release[0] == CUDA_MAJOR
+            if release[0] == version_tuple(differ[0].version)[0]
             else ""
         )
         return cls.found(
@@ -496,9 +528,10 @@ class CpuOnly(Check):
     def check(cls, facts: Facts) -> Finding | None:
         if facts.by_cuda_major():
             return None
-        too_old = _driver_too_old(facts, CUDA_MAJOR, f"{DISTRIBUTION}'s GPU libraries")
+        major = _served_major_for(facts)
+        too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
         upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""
-        fix = f"to use a GPU: {upgrade}{_install_hint()}"
+        fix = f"to use a GPU: {upgrade}{_install_hint(major)}"
         return cls.found("no CUDA-linked package is installed", fix)
 
 

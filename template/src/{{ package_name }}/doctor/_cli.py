@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..gpu._facts import CUDA_MAJOR
+from ..gpu._facts import CUDA_MAJORS
 from ._facts import DISTRIBUTION
 from ._inventory import toolkit_wheels
 from ._report import collect
@@ -99,7 +99,7 @@ def as_dict(report: Report) -> dict[str, Any]:
             "python": facts.python,
             "container": facts.in_container,
             "environment": dict(facts.environment),
-            "project_cuda_major": CUDA_MAJOR,
+            "project_cuda_majors": list(CUDA_MAJORS),
         },
         "driver": {**facts.driver._asdict(), "gpus": [g._asdict() for g in facts.driver.gpus]},
         "toolkit": {

@@ -17,12 +17,18 @@ therefore fails the same way, with advice:
 
 Overlap is decided by address ranges, the same way for every array type: NumPy arrays, CuPy
 arrays, PyCUDA ``GPUArray`` and anything with ``__cuda_array_interface__`` (Numba device arrays).
+
+Types: a public kernel function takes :class:`Array` arguments and returns an array of the
+caller's own type (:data:`ArrayT`), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
+and ``y`` are, and a string, a list, a number or ``None`` where an array goes is a type error
+naming the argument. The twins annotate the checked arrays ``Any``: one signature serves NumPy
+arrays and CuPy's, which have no type hints.
 """
 
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -34,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FLOAT_DTYPES",
     "Array",
+    "ArrayT",
+    "FloatT",
     "address_range",
     "elementwise",
     "float_dtype",
@@ -45,8 +53,36 @@ __all__ = [
     "scalar",
 ]
 
-Array: TypeAlias = Any
-"""A NumPy array on the CPU path, a device array (CuPy, or the route's own) on the GPU path."""
+
+_KindT_co = TypeVar("_KindT_co", covariant=True)
+
+
+class Array(Protocol[_KindT_co]):
+    """What mypy requires of an array argument: a shape, a dtype, and a copy of its own kind.
+
+    NumPy arrays have all three. The device arrays of every route (CuPy, Numba, PyCUDA) come
+    from libraries without type hints: mypy sees them as ``Any``, which fits. A string, a list,
+    a number or ``None`` is a type error that names the argument.
+
+    The copy is there for its type: a NumPy array's copy is an array of the same type, so a
+    parameter ``x: Array[ArrayT]`` binds ``ArrayT`` to the caller's array type, and a function
+    that returns ``ArrayT`` returns, to mypy, what it was given.
+    """
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+    def copy(self) -> _KindT_co: ...
+
+
+ArrayT = TypeVar("ArrayT", bound="Array[Any]")
+"""The caller's array type: ``def f(x: Array[ArrayT]) -> ArrayT`` returns a NumPy array for one."""
+
+FloatT = TypeVar("FloatT", bound="np.floating[Any]")
+"""A NumPy float type (float32, float64), for host-only code: ``NDArray[FloatT]`` in and out."""
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -73,7 +109,7 @@ def host_only(a: object) -> bool:
     return False
 
 
-def _pointer_and_strides(a: Array) -> tuple[int, tuple[int, ...]]:
+def _pointer_and_strides(a: Any) -> tuple[int, tuple[int, ...]]:
     """The address of ``a``'s first element and its byte strides, for any supported array type."""
     if isinstance(a, np.ndarray):  # NumPy, and NumPy subclasses standing in for device arrays
         return int(a.__array_interface__["data"][0]), tuple(a.strides)
@@ -99,7 +135,7 @@ def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def address_range(a: Array) -> tuple[int, int] | None:
+def address_range(a: Array[Any]) -> tuple[int, int] | None:
     """The bytes ``[start, stop)`` that ``a``'s elements span; None for an array of no elements.
 
     Like NumPy's ``byte_bounds``, for host and device arrays alike. A strided view spans the gaps
@@ -114,7 +150,7 @@ def address_range(a: Array) -> tuple[int, int] | None:
     return pointer + low, pointer + high + np.dtype(a.dtype).itemsize
 
 
-def overlaps(a: Array, b: Array) -> bool:
+def overlaps(a: Array[Any], b: Array[Any]) -> bool:
     """True when the address ranges of ``a`` and ``b`` intersect (arrays of one address space)."""
     first, second = address_range(a), address_range(b)
     if first is None or second is None:
@@ -122,7 +158,7 @@ def overlaps(a: Array, b: Array) -> bool:
     return first[0] < second[1] and second[0] < first[1]
 
 
-def _same_elements(a: Array, b: Array) -> bool:
+def _same_elements(a: Array[Any], b: Array[Any]) -> bool:
     """True when ``a`` and ``b`` are views of the same elements in the same layout."""
     return (
         tuple(a.shape) == tuple(b.shape)
@@ -134,7 +170,7 @@ def _same_elements(a: Array, b: Array) -> bool:
 # --- single checks --------------------------------------------------------------------------------
 
 
-def float_dtype(name: str, *arrays: Array) -> np.dtype[Any]:
+def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
     """The one floating dtype the arrays share; TypeError (with the fix) for anything else."""
     dtypes = sorted({str(a.dtype) for a in arrays})
     if len(dtypes) != 1:
@@ -167,9 +203,9 @@ def scalar(name: str, label: str, value: object, dtype: np.dtype[Any]) -> Any:
 
 def _inputs(
     name: str, arrays: Mapping[str, object], accept: Callable[[object], bool], takes: str
-) -> tuple[list[Array], bool]:
+) -> tuple[list[Any], bool]:
     """The arguments as arrays, and whether they are device arrays (all of them) or not (none)."""
-    checked: list[Array] = []
+    checked: list[Any] = []
     for label, a in arrays.items():
         if a is None:
             raise TypeError(f"{name}: {label} is None; pass an array")
@@ -203,7 +239,7 @@ def _output(
     *,
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
-    reads: Mapping[str, Array],
+    reads: Mapping[str, Array[Any]],
     on_device: bool,
     accept: Callable[[object], bool],
     alias_ok: bool,
@@ -227,7 +263,7 @@ def _output(
             f"{name}: out is a {type(out).__name__}, a NumPy subclass the kernels cannot write "
             "through safely; pass out.view(numpy.ndarray), which shares its memory"
         )
-    target: Array = out
+    target: Any = out
     if tuple(target.shape) != shape or target.dtype != dtype:
         raise ValueError(
             f"{name}: out must have shape {shape} and dtype {dtype}, "
@@ -254,88 +290,91 @@ def _output(
 
 def elementwise(
     name: str,
-    x: Array,
-    y: Array,
-    out: Array | None,
+    x: Array[ArrayT],
+    y: Array[ArrayT],
+    out: Array[ArrayT] | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
-) -> tuple[Array, Array, np.dtype[Any]]:
+) -> tuple[ArrayT, ArrayT, np.dtype[Any]]:
     """Check the operands of an elementwise kernel; return ``x`` and ``y`` as arrays and the dtype.
 
     ``out`` may be ``x`` or ``y`` exactly (same elements, same layout), nothing else that
     overlaps them.
     """
-    (x, y), on_device = _inputs(name, {"x": x, "y": y}, accept, takes)
-    dtype = float_dtype(name, x, y)
-    if tuple(x.shape) != tuple(y.shape):  # no broadcasting: it hides bugs
-        shapes = f"{tuple(x.shape)} and {tuple(y.shape)}"
+    # New names: mypy keeps a parameter's declared type, Array[ArrayT], whatever it is assigned.
+    (x_array, y_array), on_device = _inputs(name, {"x": x, "y": y}, accept, takes)
+    dtype = float_dtype(name, x_array, y_array)
+    if tuple(x_array.shape) != tuple(y_array.shape):  # no broadcasting: it hides bugs
+        shapes = f"{tuple(x_array.shape)} and {tuple(y_array.shape)}"
         raise ValueError(f"{name}: the arrays must have the same shape, got {shapes}")
     _output(
         name,
         out,
-        shape=tuple(x.shape),
+        shape=tuple(x_array.shape),
         dtype=dtype,
-        reads={"x": x, "y": y},
+        reads={"x": x_array, "y": y_array},
         on_device=on_device,
         accept=accept,
         alias_ok=True,
     )
-    return x, y, dtype
+    return x_array, y_array, dtype
 
 
 def reduction(
     name: str,
-    x: Array,
-    out: Array | None,
+    x: Array[ArrayT],
+    out: Array[ArrayT] | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
-) -> tuple[Array, np.dtype[Any]]:
+) -> tuple[ArrayT, np.dtype[Any]]:
     """Check the operand of a reduction into a 0-d ``out``; return ``x`` as an array and its dtype.
 
     ``out`` must not overlap ``x`` at all: the result is zeroed, then accumulated, while ``x`` is
     still being read.
     """
-    (x,), on_device = _inputs(name, {"x": x}, accept, takes)
-    dtype = float_dtype(name, x)
+    (x_array,), on_device = _inputs(name, {"x": x}, accept, takes)
+    dtype = float_dtype(name, x_array)
     _output(
         name,
         out,
         shape=(),
         dtype=dtype,
-        reads={"x": x},
+        reads={"x": x_array},
         on_device=on_device,
         accept=accept,
         alias_ok=False,
     )
-    return x, dtype
+    return x_array, dtype
 
 
 def grid(
     name: str,
-    u: Array,
-    out: Array | None,
+    u: Array[ArrayT],
+    out: Array[ArrayT] | None,
     *,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
-) -> tuple[Array, np.dtype[Any]]:
+) -> tuple[ArrayT, np.dtype[Any]]:
     """Check a 2-D float grid and its ``out``; return ``u`` as an array and its dtype.
 
     ``out`` must not overlap ``u`` at all: a stencil reads the neighbours of what it writes.
     """
-    (u,), on_device = _inputs(name, {"u": u}, accept, takes)
-    dtype = float_dtype(name, u)
-    if u.ndim != 2:
-        raise ValueError(f"{name} needs a 2-D array, got {u.ndim}-D with shape {tuple(u.shape)}")
+    (u_array,), on_device = _inputs(name, {"u": u}, accept, takes)
+    dtype = float_dtype(name, u_array)
+    if u_array.ndim != 2:
+        raise ValueError(
+            f"{name} needs a 2-D array, got {u_array.ndim}-D with shape {tuple(u_array.shape)}"
+        )
     _output(
         name,
         out,
-        shape=tuple(u.shape),
+        shape=tuple(u_array.shape),
         dtype=dtype,
-        reads={"u": u},
+        reads={"u": u_array},
         on_device=on_device,
         accept=accept,
         alias_ok=False,
     )
-    return u, dtype
+    return u_array, dtype

@@ -22,7 +22,9 @@ import numpy as np
 from . import _checks
 
 if TYPE_CHECKING:
-    from ._checks import Array
+    from numpy.typing import NDArray
+
+    from ._checks import FloatT
 
 __all__ = [
     "HEADERS",
@@ -65,7 +67,7 @@ def kernel_name(dtype: np.dtype[Any]) -> str:
     return KERNELS[np.dtype(dtype)]
 
 
-def laplacian_numpy(u: Array, out: Array | None) -> Array:
+def laplacian_numpy(u: Any, out: Any) -> Any:
     """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``_checks.grid``).
 
     In place on the interior, one temporary.
@@ -82,7 +84,7 @@ def laplacian_numpy(u: Array, out: Array | None) -> Array:
     return result
 
 
-def laplacian_cpu(u: Array, *, out: Array | None = None) -> Array:
+def laplacian_cpu(u: NDArray[FloatT], *, out: NDArray[FloatT] | None = None) -> NDArray[FloatT]:
     """The 5-point Laplacian (zero edges) of a host array with NumPy, as ``laplacian.cu`` does it.
 
     Parameters
@@ -99,4 +101,5 @@ def laplacian_cpu(u: Array, *, out: Array | None = None) -> Array:
         ``out``, or a new array.
     """
     u, _ = _checks.grid("laplacian", u, out, accept=_checks.host_only, takes="host arrays only")
-    return laplacian_numpy(u, out)
+    result: NDArray[FloatT] = laplacian_numpy(u, out)
+    return result

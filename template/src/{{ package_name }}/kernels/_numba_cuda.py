@@ -134,7 +134,9 @@ _axpy_kernel: Any = cuda.jit(_axpy)
 # --- launchers -----------------------------------------------------------------------------------
 
 
-def launch(kernel: Any, grid: Any, block: Any, stream: Any, *args: Any) -> None:
+def launch(
+    kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], stream: Any, *args: Any
+) -> None:
     """``kernel[grid, block, stream](*args)``: no low-occupancy advice, no host sync per argument.
 
     Both targets make the host wait, per argument, for the stream a CuPy array names in its
@@ -147,7 +149,9 @@ def launch(kernel: Any, grid: Any, block: Any, stream: Any, *args: Any) -> None:
     _configured(kernel, grid, block, stream)(*(_unsynced(arg, stream) for arg in args))
 
 
-def _configured(kernel: Any, grid: Any, block: Any, stream: Any) -> Any:
+def _configured(
+    kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], stream: Any
+) -> Any:
     """``kernel[grid, block, stream]``, a small grid without the low-occupancy advice.
 
     Not ``warnings.catch_warnings``: it swaps the process-wide filter list, which is not

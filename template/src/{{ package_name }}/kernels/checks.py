@@ -11,6 +11,16 @@ once, then hands what it returns to its CPU or GPU twin, which check nothing aga
 
 The rules (dtypes, shapes, host and device arrays, ``out=`` and memory overlaps) are those of
 the package's private ``_checks`` module, which this module re-exports unchanged.
+
+Type a kernel function as the package's own are, so that mypy refuses a wrong call and gives
+the caller's array type back: :class:`Array` for each array, ``ArrayT`` for the result,
+``float`` for a scalar, and ``NDArray[FloatT]`` (``numpy.typing``) on a host-only route:
+
+.. code-block:: python
+
+    def my_kernel(
+        a: float, x: Array[ArrayT], y: Array[ArrayT], *, out: Array[ArrayT] | None = None
+    ) -> ArrayT: ...
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from __future__ import annotations
 from ._checks import (
     FLOAT_DTYPES,
     Array,
+    ArrayT,
+    FloatT,
     address_range,
     elementwise,
     float_dtype,
@@ -32,6 +44,8 @@ from ._checks import (
 __all__ = [
     "FLOAT_DTYPES",
     "Array",
+    "ArrayT",
+    "FloatT",
     "address_range",
     "elementwise",
     "float_dtype",

@@ -13,13 +13,18 @@ CuPy or Numba routes, which launch on them in place.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _checks
 from ._cuda_c import kernel_name, laplacian_cpu, read_source
 from ._launch import BLOCK_2D, grid_2d
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from ._checks import FloatT
 
 __all__ = ["describe_device", "laplacian_cuda_core", "laplacian_host"]
 
@@ -60,7 +65,7 @@ def _driver_call(result: Any) -> Any:
     return values[0] if values else None
 
 
-def laplacian_cuda_core(u: Any, *, device: int | None = None) -> Any:
+def laplacian_cuda_core(u: NDArray[FloatT], *, device: int | None = None) -> NDArray[FloatT]:
     """The 5-point Laplacian (zero edges) of a host array, computed on ``device``.
 
     The calling thread's current CUDA context is the same afterwards as before, even when the
@@ -93,7 +98,8 @@ def laplacian_cuda_core(u: Any, *, device: int | None = None) -> Any:
     previous = _driver_call(driver.cuCtxGetCurrent())
     try:
         dev.set_current()
-        return _run(dev, u, grid)
+        result: NDArray[FloatT] = _run(dev, u, grid)
+        return result
     finally:
         # set_current() replaced the caller's context (another device's, or none): put it back.
         _driver_call(driver.cuCtxSetCurrent(previous))

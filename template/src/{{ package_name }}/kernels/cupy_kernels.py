@@ -24,7 +24,7 @@ from ..gpu import gpu_dispatch
 from . import _checks
 
 if TYPE_CHECKING:
-    from ._checks import Array
+    from ._checks import Array, ArrayT
 
 __all__ = ["axpy_elementwise"]
 
@@ -40,16 +40,19 @@ def _axpy_kernel() -> Any:
     return cupy.ElementwiseKernel("T a, T x, T y", "T out", "out = a * x + y", "axpy_elementwise")
 
 
-def axpy_elementwise(a: float, x: Array, y: Array, *, out: Array | None = None) -> Array:
+def axpy_elementwise(
+    a: float, x: Array[ArrayT], y: Array[ArrayT], *, out: Array[ArrayT] | None = None
+) -> ArrayT:
     """``a * x + y`` with a ``cupy.ElementwiseKernel``; NumPy ufuncs with ``out=`` on the CPU.
 
     ``out`` may be ``x`` or ``y`` itself; any other overlap with them is refused (ValueError).
     """
     x, y, dtype = _checks.elementwise("axpy_elementwise", x, y, out)
-    return _axpy(_checks.scalar("axpy_elementwise", "a", a, dtype), x, y, out)
+    result: ArrayT = _axpy(_checks.scalar("axpy_elementwise", "a", a, dtype), x, y, out)
+    return result
 
 
-def _axpy_cpu(a: Any, x: Array, y: Array, out: Array | None) -> Array:
+def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
     result = np.empty(x.shape, dtype=x.dtype) if out is None else out
     # The checks let out overlap y only by being y: then a*x first would destroy y.
     if _checks.overlaps(result, y):
@@ -62,7 +65,7 @@ def _axpy_cpu(a: Any, x: Array, y: Array, out: Array | None) -> Array:
 
 # No out-of-memory fallback: it would write into a host copy of `out`, never into `out` itself.
 @gpu_dispatch(cpu=_axpy_cpu, oom_fallback=False)
-def _axpy(a: Any, x: Array, y: Array, out: Array | None) -> Array:
+def _axpy(a: Any, x: Any, y: Any, out: Any) -> Any:
     import cupy
 
     result = cupy.empty(x.shape, dtype=x.dtype) if out is None else out

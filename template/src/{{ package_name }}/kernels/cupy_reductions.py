@@ -21,7 +21,7 @@ from ..gpu import gpu_dispatch
 from . import _checks
 
 if TYPE_CHECKING:
-    from ._checks import Array
+    from ._checks import Array, ArrayT
 
 __all__ = ["squared_distance_fused", "sum_of_squares_reduction"]
 
@@ -44,19 +44,20 @@ def _sum_of_squares_kernel() -> Any:
     )
 
 
-def sum_of_squares_reduction(x: Array) -> Array:
+def sum_of_squares_reduction(x: Array[ArrayT]) -> ArrayT:
     """The sum of ``x * x`` as a 0-d array, with a ``cupy.ReductionKernel``; BLAS dot on the CPU."""
     x, _ = _checks.reduction("sum_of_squares_reduction", x, None)
-    return _sum_of_squares(x)
+    result: ArrayT = _sum_of_squares(x)
+    return result
 
 
-def _sum_of_squares_cpu(x: Array) -> Array:
+def _sum_of_squares_cpu(x: Any) -> Any:
     flat = x.ravel()
     return np.asarray(np.dot(flat, flat))  # BLAS: SIMD and threads, with NumPy alone
 
 
 @gpu_dispatch(cpu=_sum_of_squares_cpu)
-def _sum_of_squares(x: Array) -> Array:
+def _sum_of_squares(x: Any) -> Any:
     return _sum_of_squares_kernel()(x)
 
 
@@ -75,17 +76,18 @@ def _squared_distance_kernel() -> Any:
     return cupy.fuse(kernel_name="squared_distance")(squared_distance)
 
 
-def squared_distance_fused(x: Array, y: Array) -> Array:
+def squared_distance_fused(x: Array[ArrayT], y: Array[ArrayT]) -> ArrayT:
     """``sum((x - y) ** 2)`` as a 0-d array: ``cupy.fuse`` on the GPU, NumPy and BLAS on the CPU."""
     x, y, _ = _checks.elementwise("squared_distance_fused", x, y, None)
-    return _squared_distance(x, y)
+    result: ArrayT = _squared_distance(x, y)
+    return result
 
 
-def _squared_distance_cpu(x: Array, y: Array) -> Array:
+def _squared_distance_cpu(x: Any, y: Any) -> Any:
     difference = np.subtract(x, y).ravel()
     return np.asarray(np.dot(difference, difference))
 
 
 @gpu_dispatch(cpu=_squared_distance_cpu)
-def _squared_distance(x: Array, y: Array) -> Array:
+def _squared_distance(x: Any, y: Any) -> Any:
     return _squared_distance_kernel()(x, y)

@@ -19,7 +19,7 @@ from ._cuda_c import kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
-    from ._checks import Array
+    from ._checks import Array, ArrayT
 
 __all__ = ["laplacian_raw"]
 
@@ -34,18 +34,19 @@ def _raw_module() -> Any:
     return cupy.RawModule(code=read_source(), options=("-std=c++17",))
 
 
-def laplacian_raw(u: Array, *, out: Array | None = None) -> Array:
+def laplacian_raw(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> ArrayT:
     """The 5-point Laplacian (zero edges) by ``laplacian.cu`` through a ``cupy.RawModule``.
 
     The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape
     and dtype, be of ``u``'s kind, be C-contiguous and share no memory with ``u``.
     """
     u, _ = _checks.grid("laplacian_raw", u, out)
-    return _laplacian(u, out)
+    result: ArrayT = _laplacian(u, out)
+    return result
 
 
 @gpu_dispatch(cpu=laplacian_numpy, oom_fallback=False)
-def _laplacian(u: Array, out: Array | None) -> Array:
+def _laplacian(u: Any, out: Any) -> Any:
     import cupy
 
     u = cupy.ascontiguousarray(u)

@@ -31,7 +31,7 @@ from ._launch import BLOCK_2D, grid_2d
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ._checks import Array
+    from ._checks import Array, ArrayT
 
 __all__ = ["is_pycuda_array", "laplacian_pycuda"]
 
@@ -80,7 +80,7 @@ def _source_module(context_handle: int) -> Any:
     return SourceModule(read_source(), no_extern_c=True)
 
 
-def laplacian_pycuda(u: Array, *, out: Array | None = None) -> Array:
+def laplacian_pycuda(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> ArrayT:
     """The 5-point Laplacian (zero edges) of a ``GPUArray`` with PyCUDA; NumPy for host arrays.
 
     Parameters
@@ -94,14 +94,20 @@ def laplacian_pycuda(u: Array, *, out: Array | None = None) -> Array:
 
     Returns
     -------
-    Array
+    ArrayT
         ``out``, or a new array of ``u``'s kind.
     """
     u, dtype = _checks.grid(
         "laplacian_pycuda", u, out, accept=is_pycuda_array, takes="NumPy arrays or PyCUDA GPUArrays"
     )
-    if not is_pycuda_array(u):
-        return laplacian_numpy(u, out)
+    result: ArrayT = (
+        _laplacian_gpuarray(u, out, dtype) if is_pycuda_array(u) else laplacian_numpy(u, out)
+    )
+    return result
+
+
+def _laplacian_gpuarray(u: Any, out: Any, dtype: np.dtype[Any]) -> Any:
+    """``laplacian.cu`` launched by PyCUDA on a checked ``GPUArray`` and its ``out``."""
     if not u.flags.c_contiguous:
         raise ValueError("laplacian_pycuda needs a C-contiguous GPUArray u; pass u.copy()")
     from pycuda import gpuarray
