@@ -1,0 +1,70 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
+"""The doctor's check of the compiled CUDA extension: can each GPU run one of its kernels?
+
+Imported by the doctor package (which registers the check by defining it), in a project
+rendered with the compiled extension only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..gpu._facts import CUDA_MAJOR
+from ._findings import Check, Finding
+
+if TYPE_CHECKING:
+    from ._facts import Facts, GPUInfo
+
+__all__ = ["ExtensionHasNoKernelForGpu"]
+
+
+def _capability(gpu: GPUInfo) -> int | None:
+    """A GPU's compute capability as nvcc numbers it ("8.6" is 86); None when unreadable."""
+    major, _, minor = gpu.compute_capability.partition(".")
+    return int(major) * 10 + int(minor) if major.isdigit() and minor.isdigit() else None
+
+
+def _runs_on(capability: int, architectures: tuple[int, ...]) -> bool:
+    """Whether a GPU of ``capability`` runs code built for ``architectures``.
+
+    Machine code runs on GPUs of its major with an equal or newer minor; the PTX of the newest
+    architecture on any GPU at least that new, once the driver has compiled it.
+    """
+    sass = any(a // 10 == capability // 10 and a <= capability for a in architectures)
+    return sass or max(architectures) <= capability
+
+
+class ExtensionHasNoKernelForGpu(Check):
+    """The compiled extension carries no code that this GPU can run."""
+
+    code = "extension-no-kernel-image"
+    severity = "error"
+    why = (
+        "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
+        "the newest only; on any other GPU each of its kernels fails with "
+        "cudaErrorNoKernelImageForDevice"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        built = facts.compiled_architectures
+        if not built:
+            return None
+        missing = [
+            gpu
+            for gpu in facts.driver.gpus
+            if (capability := _capability(gpu)) is not None and not _runs_on(capability, built)
+        ]
+        if not missing:
+            return None
+        listed = ", ".join(
+            f"GPU {gpu.device} ({gpu.name}, compute {gpu.compute_capability})" for gpu in missing
+        )
+        architectures = ", ".join(f"{a // 10}.{a % 10}" for a in built)
+        return cls.found(
+            f"the compiled extension was built for compute capabilities {architectures} (PTX of "
+            f"the last); it cannot run on {listed}",
+            "rebuild it for this GPU from a checkout: CUDAARCHS=native pip install . (with a "
+            f"CUDA {CUDA_MAJOR} nvcc that still compiles for it: nvcc --list-gpu-arch lists "
+            "what it can)",
+        )
