@@ -1,5 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""The doctor's check of the compiled CUDA extension: can each GPU run one of its kernels?
+"""The doctor's check of the compiled CUDA extension: whether each GPU can run its kernels.
 
 Imported by the doctor package (which registers the check by defining it), in a project
 rendered with the compiled extension only.
