@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ from conftest import (
     update_project,
 )
 from jinja2 import nodes
-from template_data import exclude_blocks, questions
+from template_data import exclude_blocks, load_computed, questions
 
 # The questions of the first commit of main: the oldest answers a project can hold. Every other
 # name an `_exclude` block reads must carry a default; test_first_commit_asked_these_questions
@@ -99,6 +100,11 @@ SAMPLED = (
         "sphinx",
         "bd702a9c658a12763386773753778efd91ed8f46",
         "the first with the Sphinx site, the dask and devcontainer questions, escaped answers",
+    ),
+    Sample(
+        "one-major",
+        "1f44c3262d0bf4978c6c62277969b3b1a8dcdcab",
+        "the last with one CUDA major per project (`cuda_major`), before an extra per major",
     ),
     Sample(
         "doctor-checks",
@@ -169,7 +175,8 @@ def all_options(asked: Mapping[str, Any]) -> dict[str, Any]:
     floor allows): the largest render a version's questions offer."""
     answers: dict[str, Any] = {}
     for name, spec in asked.items():
-        if spec.get("multiselect"):
+        # Choices computed by Jinja (cuda_majors) are left to their default: every one.
+        if spec.get("multiselect") and isinstance(spec["choices"], dict):
             answers[name] = list(spec["choices"].values())
         elif spec.get("type") == "bool":
             answers[name] = True
@@ -398,6 +405,23 @@ def test_update_from_an_earlier_version_is_a_fresh_render_plus_the_users_files(
         files.pop(".copier-answers.yml")
     assert sorted(set(have) ^ set(want)) == []
     assert [rel for rel in want if have[rel] != want[rel]] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer_set", ANSWER_SETS)
+def test_an_update_from_a_one_major_version_keeps_its_one_extra(
+    answer_set: str, updated_from: Callable[[Sample, str], Updated]
+) -> None:
+    sample = next(s for s in SAMPLES if s.name == "one-major")
+    project = updated_from(sample, answer_set).project
+    answers = answers_file(project)
+    # The old answer's major (the newest of the matrix, its default), now a chosen set of one.
+    newest = max(int(major) for major in load_computed("cuda_matrix")["majors"])
+    assert (answers["cuda_every_major"], answers["cuda_majors"]) == (False, [newest])
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    extras = pyproject["project"].get("optional-dependencies", {})
+    assert [extra for extra in extras if extra.startswith("cuda")] == [f"cuda{newest}"]
+    assert "conflicts" not in pyproject.get("tool", {}).get("uv", {})
 
 
 @pytest.mark.slow
