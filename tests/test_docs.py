@@ -74,7 +74,7 @@ def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
 
 def test_troubleshooting_documents_every_finding_the_doctor_has() -> None:
     # Each check declares `code = "..."`; a crashing check is reported as "check-failed".
-    checks = DOCTOR_CHECKS.read_text("utf-8")
+    checks = "".join(path.read_text("utf-8") for path in DOCTOR_CHECKS)
     codes = set(re.findall(r'^    code = "([a-z-]+)"$', checks, flags=re.MULTILINE))
     assert len(codes) >= 9, f"too few checks found: {codes}"
     assert codes | {"check-failed"} <= _documented_codes()
