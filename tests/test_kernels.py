@@ -28,8 +28,9 @@ pytestmark = pytest.mark.slow
 
 MATRIX = load_computed("cuda_matrix")
 # Every library that launches the package's kernels, on the newest major.
+NEWEST = MAJORS[-1]
 ANSWERS = {
-    "cuda_majors": [MAJORS[-1]],
+    "cuda_majors": [NEWEST],
     "gpu_libraries": [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["kernels"]],
     "examples": ALL_EXAMPLES,
 }
@@ -59,7 +60,7 @@ def kernels_project(render_suite: Render) -> tuple[Built, str]:
     built = build_and_install(render_suite(ANSWERS, name="kernels"), ANSWERS)
     cpu_out = run_pytest_of(built, "-q", *CPU_KERNEL_TESTS)
     # The simulator's numba-cuda, as the generated tests_sim session installs it.
-    numba_cuda = MATRIX["majors"][str(max(ANSWERS["cuda_majors"]))]["simulator"]
+    numba_cuda = MATRIX["majors"][str(NEWEST)]["simulator"]
     run(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba_cuda],
         cwd=built.project,
@@ -148,7 +149,7 @@ def test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir(
 ) -> None:
     # Last in this module: it adds the extra's target, which the kernels then compile with.
     built, _ = kernels_project
-    numba = MATRIX["majors"][str(max(ANSWERS["cuda_majors"]))]["requirements"]["numba"]
+    numba = MATRIX["majors"][str(NEWEST)]["requirements"]["numba"]
     run(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba],
         cwd=built.project,
