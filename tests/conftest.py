@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -326,6 +327,15 @@ class Built:
     wheel: Path
     venv_python: Path
     suite: Path | None = None
+
+    def cuda_majors(self) -> list[int]:
+        """The CUDA majors the render serves, as its GPU module states them (oldest first).
+
+        Not an answer: a project that serves every major records ``cuda_every_major`` alone.
+        """
+        package = self.answer("package_name")
+        facts = runpy.run_path(str(self.project / "src" / package / "gpu" / "_facts.py"))
+        return list(facts["CUDA_MAJORS"])
 
     def answer(self, key: str) -> Any:
         """The answer Copier recorded for ``key`` (defaults included)."""

@@ -172,7 +172,7 @@ def test_guide_kernel_passes_the_simulator_and_ptx_tests(
 ) -> None:
     built, _ = guided
     # numba-cuda as the project's tests_sim session installs it: the simulator and NVVM.
-    numba_cuda = MATRIX["majors"][str(max(built.answer("cuda_majors")))]["simulator"]
+    numba_cuda = MATRIX["majors"][str(built.cuda_majors()[-1])]["simulator"]
     install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
     run([*install, *numba_cuda], cwd=built.project)
     sim = run_pytest_of(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)

@@ -107,7 +107,7 @@ def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Bui
     result = nox(project, "-s", "bench", "--", "--quick")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "CPU figures only: nvidia-smi" in result.stderr
-    for major in project.answer("cuda_majors"):  # no GPU: no CUDA wheels
+    for major in project.cuda_majors():  # no GPU: no CUDA wheels
         assert f".[cuda{major}]" not in result.stderr
     assert "vs import numpy" in result.stdout  # the import-cost table
     assert ("copy floor (numpy.copyto)" in result.stdout) == (
