@@ -456,9 +456,9 @@ OWNED_FOLDERS = tuple(
 )
 # A line that stays valid in a file of each kind, by the rendered file's suffix (or name).
 COMMENT = {
-    **dict.fromkeys((".py", ".toml", ".yml", ".yaml", ".cfg", ".sh", ".txt"), "# {}"),
+    **dict.fromkeys((".py", ".pyi", ".toml", ".yml", ".yaml", ".cfg", ".sh", ".txt"), "# {}"),
     **dict.fromkeys(("Dockerfile", ".gitignore", ".dockerignore", ".gitattributes"), "# {}"),
-    **dict.fromkeys((".cu", ".cuh"), "// {}"),
+    **dict.fromkeys((".cu", ".cuh", ".cpp", ".hpp"), "// {}"),
     ".md": "<!-- {} -->",
 }
 EDIT_TAG = "v0.0.1"
@@ -506,6 +506,7 @@ def owned_update(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnedUpda
         answers = answers_for(answer_set, questions())
         if answer_set != "defaults":
             answers["ci"] = "gitlab"  # github's files are in the defaults render
+            answers["extension"] = "cuda-cpp"  # a choice, which all_options leaves at none
         projects[answer_set] = root / answer_set
         start_project(template, projects[answer_set], answers, WORKING_TREE_TAG)
     edits = {path: edit_line(path, i) for i, path in enumerate(owned_template_files(template))}
