@@ -6,12 +6,22 @@ import os
 import shlex
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, git, snapshot_working_tree, update_project
+from conftest import (
+    MAJORS,
+    OLDEST_MAJOR,
+    REPO_ROOT,
+    WORKING_TREE_TAG,
+    copy_template,
+    git,
+    snapshot_working_tree,
+    update_project,
+)
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +166,45 @@ def test_update_from_inside_a_quick_start_project_brings_the_change(
 ) -> None:
     gitignore = (quick_started.project / ".gitignore").read_text("utf-8")
     assert "*.v2" in gitignore.splitlines()
+
+
+# --- changing which CUDA majors a project serves ----------------------------------------------
+
+
+@pytest.fixture
+def every_major_project(template_repo: Path, tmp_path: Path) -> Path:
+    """A project that serves every major (the default), committed as its user would."""
+    project = copy_template(template_repo, tmp_path / "project", {}, WORKING_TREE_TAG)
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    return project
+
+
+def _served(project: Path) -> tuple[bool, list[int] | None, list[str]]:
+    answers = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    extras = [e for e in pyproject["project"]["optional-dependencies"] if e.startswith("cuda")]
+    return answers["cuda_every_major"], answers.get("cuda_majors"), extras
+
+
+def test_answering_cuda_majors_moves_a_project_to_that_set_and_back(
+    every_major_project: Path,
+) -> None:
+    assert _served(every_major_project) == (True, None, [f"cuda{m}" for m in MAJORS])
+    update_project(every_major_project, WORKING_TREE_TAG, {"cuda_majors": [OLDEST_MAJOR]})
+    # The old yes fails the validator beside the new set, so Copier asks it again: no.
+    assert _served(every_major_project) == (False, [OLDEST_MAJOR], [f"cuda{OLDEST_MAJOR}"])
+    git("add", "-A", cwd=every_major_project)
+    git("commit", "-q", "-m", "one major", cwd=every_major_project)
+    update_project(every_major_project, WORKING_TREE_TAG, {"cuda_every_major": True})
+    assert _served(every_major_project) == (True, None, [f"cuda{m}" for m in MAJORS])
+
+
+def test_every_major_and_a_chosen_set_together_are_refused_with_what_to_answer(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    answers = {"cuda_every_major": True, "cuda_majors": [OLDEST_MAJOR]}
+    with pytest.raises(ValueError, match="answer both: --data cuda_every_major=false"):
+        copy_template(template_repo, tmp_path / "project", answers, WORKING_TREE_TAG)
+    assert not (tmp_path / "project" / "pyproject.toml").exists()
