@@ -33,14 +33,13 @@ def clone(snapshot: Path, tmp_path: Path) -> Path:
 
 
 def write_section(repo: Path, version: str = VERSION) -> None:
-    """Do what the maintainer does: rename `## Unreleased` to the release's heading, commit."""
+    """Do what the maintainer does: head what is unreleased with the release, say what it
+    brings (the real `## Unreleased` may be empty, right after a release), commit."""
     changelog = repo / "CHANGELOG.md"
     text = changelog.read_text("utf-8")
     assert "\n## Unreleased\n" in text
-    changelog.write_text(
-        text.replace("\n## Unreleased\n", f"\n## Unreleased\n\n## {version} - 2031-02-03\n"),
-        "utf-8",
-    )
+    heading = f"\n## Unreleased\n\n## {version} - 2031-02-03\n\n### Added\n\n- A new thing.\n"
+    changelog.write_text(text.replace("\n## Unreleased\n", heading, 1), "utf-8")
     git("commit", "-q", "-am", f"Release {version}", cwd=repo)
 
 
