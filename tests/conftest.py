@@ -343,13 +343,16 @@ class Built:
         return recorded[key]
 
 
-def build_and_install(project: Path, answers: dict[str, Any], suite: Path | None = None) -> Built:
+def build_and_install(
+    project: Path, answers: dict[str, Any], suite: Path | None = None, *, python: str | None = None
+) -> Built:
     """Build sdist and wheel with uv, then install the wheel and the dev group in a fresh venv.
 
-    The venv uses the project's minimum Python, so every render also proves its floor.
+    The venv uses ``python``, by default the project's minimum Python, so every render also
+    proves its floor.
     """
     recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
-    python = recorded["python_min"]
+    python = python or recorded["python_min"]
     run(["uv", "build", "--quiet", "--python", python, "--out-dir", "dist"], cwd=project)
     sdist = next((project / "dist").glob("*.tar.gz"))
     wheel = next((project / "dist").glob("*.whl"))

@@ -3,7 +3,8 @@
 This machine behaves like a laptop with a broken driver: the wheels install and import, and
 CUDA reports cudaErrorInsufficientDriver (35). That is the most realistic fallback test there is,
 so rendered projects are installed with the genuine ``cupy-cudaNNx`` and ``numba-cuda[cuNN]``
-wheels and must still import, choose NumPy and say why.
+wheels and must still import, choose NumPy and say why: on the project's minimum Python, and
+on the newest Python of the matrix found here, which resolves the newest NumPy and Numba.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 import pytest
 from conftest import ALL_LIBRARIES, Built, Render, build_and_install, run
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
@@ -94,33 +97,82 @@ def pytest_in(built: Built) -> list[str]:
     return [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider"]
 
 
-@pytest.fixture(scope="module", params=MAJORS)
-def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
-    """A default render for one CUDA major with the real CuPy and numba-cuda wheels installed."""
-    major = request.param
+def newest_python() -> str:
+    """The newest Python of the matrix that uv finds on this machine (it downloads none here)."""
+    for version in sorted(MATRIX["python_versions"], key=Version, reverse=True):
+        found = subprocess.run(["uv", "python", "find", version], capture_output=True, check=False)
+        if found.returncode == 0:
+            return str(version)
+    pytest.fail(f"uv finds none of the matrix's Pythons {MATRIX['python_versions']}")
+
+
+def with_real_wheels(render: Render, major: str, python: str | None = None) -> Built:
+    """A default render for one CUDA major, the real CuPy and Numba wheels in its venv.
+
+    ``python``: the venv's Python, the project's minimum by default.
+    """
     answers = {"cuda_majors": [int(major)], "gpu_libraries": ["cupy", "numba"]}
-    built = build_and_install(render(answers, name=f"real-{major}"), answers)
+    name = f"real-{major}" if python is None else f"real-{major}-py{python}"
+    built = build_and_install(render(answers, name=name), answers, python=python)
     requirements = MATRIX["majors"][major]["requirements"]
     wheels = [without_extras(requirements["cupy"][0]), *requirements["numba"]]
     run(
         [*install_into(built), *wheels],
         cwd=built.project,
     )
-    return major, built
+    return built
+
+
+@pytest.fixture(scope="module")
+def newest_python_wheels(render: Render) -> tuple[str, Built]:
+    """The newest major's real wheels on the newest Python: what a new user installs today.
+
+    The minimum Python resolves older NumPy and Numba releases than a user of the newest Python
+    gets; a warning that only the newest raise (NumPy 2.5's, from numba-cuda-mlir's import)
+    stops that user's test run, so the real-wheel tests run there too.
+    """
+    major = max(MAJORS, key=int)
+    return major, with_real_wheels(render, major, newest_python())
+
+
+@pytest.fixture(scope="module", params=[*MAJORS, "newest-python"])
+def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
+    """Each CUDA major's real wheels on the project's minimum Python, then on the newest."""
+    if request.param == "newest-python":
+        newest: tuple[str, Built] = request.getfixturevalue("newest_python_wheels")
+        return newest
+    return request.param, with_real_wheels(render, request.param)
 
 
 def python_json(built: Built, code: str) -> object:
     return json.loads(run([str(built.venv_python), "-c", code], cwd=built.project.parent))
 
 
-def test_installed_cuda_wheels_share_the_chosen_major(real_wheels: tuple[str, Built]) -> None:
-    major, built = real_wheels
+def installed_versions(built: Built) -> dict[str, str]:
+    """{normalised distribution name: version} of everything in a built project's venv."""
     names = python_json(
         built,
         "import json, importlib.metadata as md; "
         "print(json.dumps({d.metadata['Name'].lower(): d.version for d in md.distributions()}))",
     )
     assert isinstance(names, dict)
+    return {canonicalize_name(name): version for name, version in names.items()}
+
+
+def test_the_newest_python_gets_numpy_2_5_and_numba_cuda_mlir(
+    newest_python_wheels: tuple[str, Built],
+) -> None:
+    # What makes the newest-Python run worth its minutes: should the resolution fall back to
+    # older releases, this says so instead of silently testing them twice.
+    _, built = newest_python_wheels
+    names = installed_versions(built)
+    assert Version(names["numpy"]) >= Version("2.5")
+    assert "numba-cuda-mlir" in names
+
+
+def test_installed_cuda_wheels_share_the_chosen_major(real_wheels: tuple[str, Built]) -> None:
+    major, built = real_wheels
+    names = installed_versions(built)
     assert f"cupy-cuda{major}x" in names
     assert cuda_majors(names) == {major}
 

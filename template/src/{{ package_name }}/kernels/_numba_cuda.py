@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKEND",
+    "FALLBACK_REASON",
     "PTX_CC",
     "cupy_stream",
     "launch",
@@ -57,22 +58,40 @@ def _simulator_enabled() -> bool:
         return False
 
 
-def _cuda_target() -> tuple[Any, str]:
-    """The CUDA module kernels compile with, and its name (which the doctor and tests report)."""
+def _cuda_target() -> tuple[Any, str, str | None]:
+    """The CUDA module kernels compile with, its name, and why it is not numba-cuda-mlir.
+
+    The name is what the doctor and the tests report; the reason is None for numba-cuda-mlir.
+    """
     # Numba reads the simulator switch from the environment when it is first imported.
     if _simulator_enabled():
-        return importlib.import_module("numba.cuda"), "numba-cuda simulator"
+        reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and only numba-cuda has one"
+        return importlib.import_module("numba.cuda"), "numba-cuda simulator", reason
     try:
-        return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir"
-    except ImportError:  # not installed (Python 3.10, or numba-cuda chosen by hand)
-        return importlib.import_module("numba.cuda"), "numba-cuda"
+        return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
+    # Not only ImportError (not installed: Python 3.10, or numba-cuda chosen by hand): a broken
+    # install raises OSError or RuntimeError (a CUDA library it cannot load), and a warning the
+    # caller made an error raises itself (NumPy 2.5 deprecates what numba-cuda-mlir 0.6 does at
+    # import). Any of them leaves numba-cuda, or a clear ImportError, not a crash at import.
+    except Exception as exc:
+        reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
+    try:
+        return importlib.import_module("numba.cuda"), "numba-cuda", reason
+    except ImportError as exc:
+        raise ImportError(
+            f"{reason}; numba-cuda, the other CUDA target, cannot be imported either ({exc!r})."
+            " Reinstall the GPU extra (see the README), or run `python -m"
+            f" {__name__.partition('.')[0]}.doctor` for what is wrong with it"
+        ) from exc
 
 
 # The CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the kernel compiler, not as typed
 # Python, so mypy is told the module is untyped.
 cuda: Any
 BACKEND: str
-cuda, BACKEND = _cuda_target()
+FALLBACK_REASON: str | None
+"""Why the kernels compile with something other than numba-cuda-mlir; None when they do not."""
+cuda, BACKEND, FALLBACK_REASON = _cuda_target()
 
 _DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
 _LEGACY_DEFAULT_STREAM = 1  # how the CUDA Array Interface names that stream

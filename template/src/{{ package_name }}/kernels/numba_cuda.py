@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from ._numba_cuda import (
     BACKEND,
+    FALLBACK_REASON,
     cuda,
     cupy_stream,
     launch,
@@ -44,6 +45,7 @@ from ._numba_cuda import _simulator_enabled as simulator_enabled
 
 __all__ = [
     "BACKEND",
+    "FALLBACK_REASON",
     "cuda",
     "cupy_stream",
     "launch",
