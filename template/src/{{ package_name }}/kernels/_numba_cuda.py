@@ -16,6 +16,7 @@ this one, and use its target, its stream and its launcher.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import importlib
 import importlib.util
@@ -128,11 +129,43 @@ def sm_count() -> int:
 
 
 def cupy_stream() -> Any:
-    """CuPy's current stream as a Numba stream, so kernels queue in order with CuPy's work."""
+    """CuPy's current stream as a Numba stream, so kernels queue in order with CuPy's work.
+
+    The same CuPy stream gives the same Numba stream object, call after call.
+    """
     import cupy
 
-    pointer = cupy.cuda.get_current_stream().ptr
-    return cuda.external_stream(pointer) if pointer else cuda.default_stream()
+    stream = cupy.cuda.get_current_stream()
+    return _numba_stream(stream.ptr, getattr(stream, "device_id", None))
+
+
+# numba-cuda-mlir caches each kernel's launch configuration, and with it the typing of the
+# arguments, under the stream *object* (descriptor.py, configure): a new object per call misses
+# that cache at every launch (configuring costs about 2.8 times as much). So each CuPy stream,
+# known by its handle and device, gets one Numba stream, made once. A program that makes a
+# stream per task would grow the table for ever: the most recently used are kept, fewer than the
+# configurations numba-cuda-mlir keeps per kernel (128). Each entry remembers the function that
+# made it, so a stand-in for Numba's (as tests swap in) never serves a stream the real one did
+# not make, nor the other way round.
+_STREAMS_KEPT = 64
+_STREAMS: collections.OrderedDict[tuple[int, int | None], tuple[Any, Any]] = (
+    collections.OrderedDict()
+)
+_STREAMS_LOCK = threading.Lock()
+
+
+def _numba_stream(pointer: int, device: int | None) -> Any:
+    """The Numba stream for CuPy's stream handle ``pointer`` (0: the default stream)."""
+    make = cuda.external_stream if pointer else cuda.default_stream
+    key = (pointer, device)
+    with _STREAMS_LOCK:
+        kept = _STREAMS.get(key)
+        if kept is None or kept[0] is not make:
+            kept = _STREAMS[key] = (make, make(pointer) if pointer else make())
+            if len(_STREAMS) > _STREAMS_KEPT:
+                _STREAMS.popitem(last=False)  # the least recently used
+        _STREAMS.move_to_end(key)
+        return kept[1]
 
 
 # --- kernels -------------------------------------------------------------------------------------
