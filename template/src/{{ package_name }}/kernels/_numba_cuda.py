@@ -180,7 +180,11 @@ def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
         out[i] = a * x[i] + y[i]
 
 
-_axpy_kernel: Any = cuda.jit(_axpy)
+# cache=True: each compiled signature is kept on disk (in __pycache__ beside this file, in the
+# user's cache folder where that is read-only, under NUMBA_CACHE_DIR if set), keyed by the GPU it
+# was built for and stamped with this file, so a new process loads it instead of compiling again
+# (seconds, for a first compile). Both targets take the option; the simulator ignores it.
+_axpy_kernel: Any = cuda.jit(_axpy, cache=True)
 
 
 # --- launchers -----------------------------------------------------------------------------------

@@ -47,7 +47,8 @@ def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
         if tid == 0:
             cuda.atomic.add(out, 0, partial[0])
 
-    return cuda.jit(kernel)
+    # Cached on disk as _numba_cuda's kernels are; the constants above are part of the key.
+    return cuda.jit(kernel, cache=True)
 
 
 def launch_sum_of_squares(

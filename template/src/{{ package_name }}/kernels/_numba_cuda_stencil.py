@@ -40,7 +40,11 @@ def _laplacian(u: Any, out: Any) -> None:
             out[row, col] = 0
 
 
-_laplacian_kernel: Any = cuda.jit(_laplacian)
+# Cached on disk as _numba_cuda's kernels are. Numba checks a cached kernel against its own file
+# only, and the formula of _numba_shared.py is compiled into this one: after editing that file
+# alone, delete the cache (the *.nbi and *.nbc files of this module in __pycache__, or under
+# NUMBA_CACHE_DIR). Installing a release writes every file anew: Numba compiles again then.
+_laplacian_kernel: Any = cuda.jit(_laplacian, cache=True)
 
 
 def launch_laplacian(
