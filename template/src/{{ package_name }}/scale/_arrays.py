@@ -231,8 +231,12 @@ def sum_of_squares(x: Any, *, chunks: Chunks = "auto", split_every: int | None =
     Each chunk's partial sum comes from the package's ``sum_of_squares`` kernel where it has
     one, in float64; Dask adds the partials in a tree of ``split_every`` at a time (its default
     when None) and the total is rounded to ``x``'s dtype once. The tree depends only on the
-    chunks, so the same chunks give the same bits on any cluster; other chunks may change the
-    last bits, as any change of summation order does.
+    chunks. On CPU workers (one thread each, the default) a chunk is summed in one fixed order
+    too, so the same chunks give the same bits on any CPU cluster, and in one process. Not on
+    GPU workers: the Numba kernel adds its blocks' partial sums with atomics, in whatever order
+    the blocks finish, over a grid sized by the GPU, so the last bits of the total may change
+    from run to run and between GPUs. Other chunks may change the last bits anywhere, as any
+    change of summation order does.
 
     Parameters
     ----------
