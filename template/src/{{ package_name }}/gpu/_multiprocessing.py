@@ -13,10 +13,33 @@ if TYPE_CHECKING:
 
 __all__ = ["cuda_may_be_initialised", "fork_hazard", "mp_context"]
 
+# The package's compiled extension (where the project has one) links the CUDA runtime in
+# statically: its calls start CUDA in this process without importing any of CUDA_MODULES.
+EXTENSION_MODULE = f"{__name__.rsplit('.', 2)[0]}.kernels._cuda_cpp"
+
 
 def cuda_may_be_initialised() -> bool:
-    """True once a library that can initialise CUDA (``CUDA_MODULES``) was imported here."""
-    return any(name in sys.modules for name in CUDA_MODULES)
+    """True once a library that can initialise CUDA (``CUDA_MODULES``) was imported here.
+
+    The package's compiled extension counts too, once its CUDA runtime may have started.
+    """
+    return any(name in sys.modules for name in CUDA_MODULES) or _extension_hazard() is not None
+
+
+def _extension_hazard() -> str | None:
+    """Why the compiled extension makes ``fork`` unsafe, or None (not loaded, CUDA not started).
+
+    Read, never imported. An extension that reports whether its CUDA runtime started
+    (``cuda_runtime_started()``) is believed; one without that report counts as started once
+    loaded, as an imported CUDA module does.
+    """
+    extension = sys.modules.get(EXTENSION_MODULE)
+    if extension is None:
+        return None
+    started = getattr(extension, "cuda_runtime_started", None)
+    if started is None:
+        return f"{EXTENSION_MODULE} is loaded and may have started its CUDA runtime"
+    return f"{EXTENSION_MODULE} has started its CUDA runtime" if started() else None
 
 
 def fork_hazard() -> str | None:
@@ -27,6 +50,8 @@ def fork_hazard() -> str | None:
     """
     if cuda := next((name for name in CUDA_MODULES if name in sys.modules), None):
         return f"{cuda} is imported and may have initialised CUDA"
+    if extension := _extension_hazard():
+        return extension
     # Read where Numba keeps it, never imported: a missing flag (a newer Numba) counts as started.
     parallel = sys.modules.get("numba.np.ufunc.parallel")
     if parallel is not None and getattr(parallel, "_is_initialized", True):
