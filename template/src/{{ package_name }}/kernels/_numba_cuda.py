@@ -196,11 +196,15 @@ def launch(
     """``kernel[grid, block, stream](*args)``: no low-occupancy advice, no host sync per argument.
 
     Both targets make the host wait, per argument, for the stream a CuPy array names in its
-    ``__cuda_array_interface__`` (CuPy's current one; numba-cuda-mlir: descriptor.py,
+    ``__cuda_array_interface__`` (numba-cuda-mlir: descriptor.py,
     ``_sync_cuda_array_interface_stream``; numba-cuda: api.py, ``from_cuda_array_interface``).
-    A launch on that very stream is ordered after the work that wrote the array anyway, so such
-    arrays go in as ``cuda.as_cuda_array(a, sync=False)``; an array of another stream keeps
-    the wait. With :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
+    CuPy names its *current* stream there, whichever stream wrote the array: it does not track
+    writers. When the launch goes on that same stream, the wait adds nothing (the stream runs
+    the launch after everything queued on it), so such arrays go in as
+    ``cuda.as_cuda_array(a, sync=False)``. Work queued on any other stream is the caller's to
+    order, exactly as for a CuPy operation, which never waits for it either. A launch on another
+    stream than CuPy's current one keeps the targets' wait. With :func:`cupy_stream` as
+    ``stream``, nothing here waits for the GPU.
     """
     _configured(kernel, grid, block, stream)(*(_unsynced(arg, stream) for arg in args))
 
@@ -229,7 +233,11 @@ def _configured(
 
 
 def _unsynced(arg: Any, stream: Any) -> Any:
-    """``arg`` as a device array that skips the stream wait, when it was written on ``stream``."""
+    """``arg`` as a device array that skips the stream wait, when its interface names ``stream``.
+
+    A CuPy array's interface names CuPy's current stream, not the one that wrote it (see
+    :func:`launch`).
+    """
     interface = getattr(arg, "__cuda_array_interface__", None)
     if interface is None or getattr(arg, "__cuda_ndarray__", False):
         return arg  # host values and Numba's own device arrays: no wait to skip
@@ -237,7 +245,7 @@ def _unsynced(arg: Any, stream: Any) -> Any:
     # Python deprecates (a DeprecationWarning); its handle converts cleanly.
     handle = stream if isinstance(stream, int) else int(stream.handle)
     if interface.get("stream") != (handle or _LEGACY_DEFAULT_STREAM):
-        return arg  # another stream's data (or none named): the target's rule stands
+        return arg  # the launch is not on the stream named (or none is): the target's rule
     return cuda.as_cuda_array(arg, sync=False)
 
 
