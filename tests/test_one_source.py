@@ -152,6 +152,21 @@ def test_mypy_overrides_cover_every_module_of_the_matrix(
             assert {top, f"{top}.*"} <= overridden, module
 
 
+def test_cuda_cores_nvml_floors_are_written_in_the_matrix_alone() -> None:
+    # The doctor's message and the troubleshooting page read them from the matrix; a copy typed
+    # into a comment or a sentence stays behind when a floor moves or a major joins.
+    floors = {entry["cuda_core_nvml_bindings"] for entry in MATRIX["majors"].values()}
+    files = [*TEMPLATE.rglob("*"), *OWNED_TESTS.iterdir()]
+    typed = [
+        f"{path.relative_to(REPO_ROOT)}: {floor}"
+        for path in files
+        if path.is_file()
+        for floor in sorted(floors)
+        if floor in path.read_text("utf-8", errors="replace")
+    ]
+    assert typed == []
+
+
 # --- Adding a CUDA major is an edit to the matrix alone ------------------------------------------
 
 NEW_DRIVER = "612.34.56"

@@ -28,7 +28,8 @@ def _cuda_version(encoded: int) -> str:
 
 # NVML and the driver API count memory in bytes; the report shows MiB.
 _MIB = 1024 * 1024
-# "cuda-bindings >= 12.9.6 (CUDA 12) or >= 13.1.2 (CUDA 13)", from the CUDA matrix.
+# ">= <first> (CUDA <major>) or ...": what cuda.core.system needs to read NVML, every major of
+# the CUDA matrix (CUDA_CORE_NVML_BINDINGS), as the message below quotes it.
 _NVML_BINDINGS = " or ".join(
     f">= {version} (CUDA {major})" for major, version in CUDA_CORE_NVML_BINDINGS.items()
 )
