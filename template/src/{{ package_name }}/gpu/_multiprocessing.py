@@ -19,19 +19,14 @@ EXTENSION_MODULE = f"{__name__.rsplit('.', 2)[0]}.kernels._cuda_cpp"
 
 
 def cuda_may_be_initialised() -> bool:
-    """True once a library that can initialise CUDA (``CUDA_MODULES``) was imported here.
-
-    The package's compiled extension counts too, once its CUDA runtime may have started.
-    """
+    """True once a library that can initialise CUDA (``CUDA_MODULES``, the extension) is loaded."""
     return any(name in sys.modules for name in CUDA_MODULES) or _extension_hazard() is not None
 
 
 def _extension_hazard() -> str | None:
     """Why the compiled extension makes ``fork`` unsafe, or None (not loaded, CUDA not started).
 
-    Read, never imported. An extension that reports whether its CUDA runtime started
-    (``cuda_runtime_started()``) is believed; one without that report counts as started once
-    loaded, as an imported CUDA module does.
+    Its ``cuda_runtime_started()`` is believed; an extension without it counts once loaded.
     """
     extension = sys.modules.get(EXTENSION_MODULE)
     if extension is None:

@@ -16,7 +16,6 @@ this one, and use its target, its stream and its launcher.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import importlib
 import importlib.util
@@ -60,10 +59,7 @@ def _simulator_enabled() -> bool:
 
 
 def _cuda_target() -> tuple[Any, str, str | None]:
-    """The CUDA module kernels compile with, its name, and why it is not numba-cuda-mlir.
-
-    The name is what the doctor and the tests report; the reason is None for numba-cuda-mlir.
-    """
+    """The CUDA module kernels compile with, its name, and why not numba-cuda-mlir (or None)."""
     # Numba reads the simulator switch from the environment when it is first imported.
     if _simulator_enabled():
         reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and only numba-cuda has one"
@@ -71,9 +67,8 @@ def _cuda_target() -> tuple[Any, str, str | None]:
     try:
         return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
     # Not only ImportError (not installed: Python 3.10, or numba-cuda chosen by hand): a broken
-    # install raises OSError or RuntimeError (a CUDA library it cannot load), and a warning the
-    # caller made an error raises itself (NumPy 2.5 deprecates what numba-cuda-mlir 0.6 does at
-    # import). Any of them leaves numba-cuda, or a clear ImportError, not a crash at import.
+    # install raises OSError or RuntimeError, and a warning made an error raises itself (NumPy
+    # 2.5's, at numba-cuda-mlir 0.6's import). Each leaves numba-cuda or a clear ImportError.
     except Exception as exc:
         reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
     try:
@@ -81,8 +76,7 @@ def _cuda_target() -> tuple[Any, str, str | None]:
     except ImportError as exc:
         raise ImportError(
             f"{reason}; numba-cuda, the other CUDA target, cannot be imported either ({exc!r})."
-            " Reinstall the GPU extra (see the README), or run `python -m"
-            f" {__name__.partition('.')[0]}.doctor` for what is wrong with it"
+            f" Reinstall the GPU extra, or ask `python -m {__name__.partition('.')[0]}.doctor`"
         ) from exc
 
 
@@ -129,28 +123,19 @@ def sm_count() -> int:
 
 
 def cupy_stream() -> Any:
-    """CuPy's current stream as a Numba stream, so kernels queue in order with CuPy's work.
-
-    The same CuPy stream gives the same Numba stream object, call after call.
-    """
+    """CuPy's current stream as a Numba stream, so kernels queue in order with CuPy's work."""
     import cupy
 
     stream = cupy.cuda.get_current_stream()
     return _numba_stream(stream.ptr, getattr(stream, "device_id", None))
 
 
-# numba-cuda-mlir caches each kernel's launch configuration, and with it the typing of the
-# arguments, under the stream *object* (descriptor.py, configure): a new object per call misses
-# that cache at every launch (configuring costs about 2.8 times as much). So each CuPy stream,
-# known by its handle and device, gets one Numba stream, made once. A program that makes a
-# stream per task would grow the table for ever: the most recently used are kept, fewer than the
-# configurations numba-cuda-mlir keeps per kernel (128). Each entry remembers the function that
-# made it, so a stand-in for Numba's (as tests swap in) never serves a stream the real one did
-# not make, nor the other way round.
+# numba-cuda-mlir caches launch configurations under the stream *object* (descriptor.py,
+# configure): a new object per call misses at every launch (2.8 times the cost). So each CuPy
+# stream (handle, device) gets one Numba stream, the 64 most recently used kept (under the 128
+# configurations per kernel), each with its maker: a stand-in from a test never serves a launch.
 _STREAMS_KEPT = 64
-_STREAMS: collections.OrderedDict[tuple[int, int | None], tuple[Any, Any]] = (
-    collections.OrderedDict()
-)
+_STREAMS: dict[tuple[int, int | None], tuple[Any, Any]] = {}  # oldest use first
 _STREAMS_LOCK = threading.Lock()
 
 
@@ -159,12 +144,12 @@ def _numba_stream(pointer: int, device: int | None) -> Any:
     make = cuda.external_stream if pointer else cuda.default_stream
     key = (pointer, device)
     with _STREAMS_LOCK:
-        kept = _STREAMS.get(key)
+        kept = _STREAMS.pop(key, None)  # put back last: the most recently used
         if kept is None or kept[0] is not make:
-            kept = _STREAMS[key] = (make, make(pointer) if pointer else make())
-            if len(_STREAMS) > _STREAMS_KEPT:
-                _STREAMS.popitem(last=False)  # the least recently used
-        _STREAMS.move_to_end(key)
+            kept = (make, make(pointer) if pointer else make())
+            if len(_STREAMS) >= _STREAMS_KEPT:
+                del _STREAMS[next(iter(_STREAMS))]  # the least recently used
+        _STREAMS[key] = kept
         return kept[1]
 
 
@@ -180,10 +165,8 @@ def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
         out[i] = a * x[i] + y[i]
 
 
-# cache=True: each compiled signature is kept on disk (in __pycache__ beside this file, in the
-# user's cache folder where that is read-only, under NUMBA_CACHE_DIR if set), keyed by the GPU it
-# was built for and stamped with this file, so a new process loads it instead of compiling again
-# (seconds, for a first compile). Both targets take the option; the simulator ignores it.
+# cache=True: compiled once per signature and GPU, kept on disk (__pycache__, or NUMBA_CACHE_DIR)
+# and loaded by every new process; both targets take it, the simulator ignores it.
 _axpy_kernel: Any = cuda.jit(_axpy, cache=True)
 
 
@@ -198,13 +181,11 @@ def launch(
     Both targets make the host wait, per argument, for the stream a CuPy array names in its
     ``__cuda_array_interface__`` (numba-cuda-mlir: descriptor.py,
     ``_sync_cuda_array_interface_stream``; numba-cuda: api.py, ``from_cuda_array_interface``).
-    CuPy names its *current* stream there, whichever stream wrote the array: it does not track
-    writers. When the launch goes on that same stream, the wait adds nothing (the stream runs
-    the launch after everything queued on it), so such arrays go in as
-    ``cuda.as_cuda_array(a, sync=False)``. Work queued on any other stream is the caller's to
-    order, exactly as for a CuPy operation, which never waits for it either. A launch on another
-    stream than CuPy's current one keeps the targets' wait. With :func:`cupy_stream` as
-    ``stream``, nothing here waits for the GPU.
+    CuPy names its *current* stream there, not the one that wrote the array. A launch on that
+    stream runs after everything queued on it, so the wait adds nothing and such arrays go in as
+    ``cuda.as_cuda_array(a, sync=False)``; work on other streams is the caller's to order, as
+    for any CuPy operation. A launch on another stream keeps the wait. With
+    :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
     """
     _configured(kernel, grid, block, stream)(*(_unsynced(arg, stream) for arg in args))
 
@@ -233,11 +214,7 @@ def _configured(
 
 
 def _unsynced(arg: Any, stream: Any) -> Any:
-    """``arg`` as a device array that skips the stream wait, when its interface names ``stream``.
-
-    A CuPy array's interface names CuPy's current stream, not the one that wrote it (see
-    :func:`launch`).
-    """
+    """``arg`` as a device array without the stream wait, when its interface names ``stream``."""
     interface = getattr(arg, "__cuda_array_interface__", None)
     if interface is None or getattr(arg, "__cuda_ndarray__", False):
         return arg  # host values and Numba's own device arrays: no wait to skip
