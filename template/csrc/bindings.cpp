@@ -58,9 +58,16 @@ std::uintptr_t dlpack_stream(std::uintptr_t stream) { return stream == 0 ? 1 : s
 // with every other.
 template <typename Array>
 Array from_device(nb::handle array, const char* name, std::uintptr_t stream) {
-  if (!nb::hasattr(array, "__dlpack__")) {
+  if (!nb::hasattr(array, "__dlpack__") || !nb::hasattr(array, "__dlpack_device__")) {
     throw nb::type_error((std::string(name) + " must be a CUDA array (a CuPy array), got " +
                           nb::inst_name(array).c_str())
+                             .c_str());
+  }
+  // A stream means something to CUDA producers only (NumPy refuses one): the device first.
+  const auto device_type = nb::cast<std::int32_t>(array.attr("__dlpack_device__")()[0]);
+  if (device_type != kCuda && device_type != kCudaManaged) {
+    throw nb::type_error((std::string(name) + " is in " + memory_of(device_type) +
+                          "; the CUDA kernel takes CUDA device or managed memory")
                              .c_str());
   }
   nb::object export_ = array.attr("__dlpack__");
@@ -174,14 +181,20 @@ void dispatch(double a, const Input& x, const Input& y, const Output& out, bool 
   }
 }
 
+// Each argument is taken in turn (the order of a call's arguments is unspecified in C++), so
+// the first bad one is the one named.
 void axpy_host(double a, nb::handle x, nb::handle y, nb::handle out) {
-  dispatch(a, from_host<Input>(x, "x"), from_host<Input>(y, "y"), from_host<Output>(out, "out"),
-           false, 0);
+  const Input x_array = from_host<Input>(x, "x");
+  const Input y_array = from_host<Input>(y, "y");
+  const Output out_array = from_host<Output>(out, "out");
+  dispatch(a, x_array, y_array, out_array, false, 0);
 }
 
 void axpy_device(double a, nb::handle x, nb::handle y, nb::handle out, std::uintptr_t stream) {
-  dispatch(a, from_device<Input>(x, "x", stream), from_device<Input>(y, "y", stream),
-           from_device<Output>(out, "out", stream), true, stream);
+  const Input x_array = from_device<Input>(x, "x", stream);
+  const Input y_array = from_device<Input>(y, "y", stream);
+  const Output out_array = from_device<Output>(out, "out", stream);
+  dispatch(a, x_array, y_array, out_array, true, stream);
 }
 
 }  // namespace
