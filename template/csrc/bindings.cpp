@@ -202,9 +202,11 @@ void axpy_device(double a, nb::handle x, nb::handle y, nb::handle out, std::uint
 NB_MODULE(_cuda_cpp, m) {
   m.doc() = "axpy compiled ahead of time: a CUDA kernel and its C++ CPU twin.";
   nb::exception<ext::CudaError>(m, "CudaError", PyExc_RuntimeError);
-  m.def("axpy_cpu", &axpy_host, "a"_a, "x"_a, "y"_a, "out"_a,
+  // .none(): None reaches the checks, which name the argument, instead of nanobind's overload
+  // error.
+  m.def("axpy_cpu", &axpy_host, "a"_a, "x"_a.none(), "y"_a.none(), "out"_a.none(),
         "out[i] = a * x[i] + y[i] on the host (1-D, C-contiguous NumPy arrays of one dtype).");
-  m.def("axpy_cuda", &axpy_device, "a"_a, "x"_a, "y"_a, "out"_a, "stream"_a,
+  m.def("axpy_cuda", &axpy_device, "a"_a, "x"_a.none(), "y"_a.none(), "out"_a.none(), "stream"_a,
         "out[i] = a * x[i] + y[i] on the current device, queued on `stream` (a cudaStream_t as "
         "an integer, 0 for the legacy default stream), which the arrays' DLPack export is told.");
   m.def("cuda_device_count", &ext::cuda_device_count,

@@ -367,8 +367,11 @@ _NUMBA_CUDA_TARGETS = ("numba-cuda-mlir", "numba-cuda")
 
 
 def _numba_cuda_hint(facts: Facts) -> str:
-    """How to install Numba's CUDA target for the major the driver and GPUs run: the project's
-    extra, or the matrix's pins for that major."""
+    """How to install Numba's CUDA target: the project's extra, or the matrix's pins.
+
+    For the installed stack's major when this host runs it, else for the major the driver and
+    the GPUs run (_served_major_for), never simply the newest.
+    """
     installed = list(facts.by_cuda_major())
     if len(installed) == 1 and installed[0] in CUDA_MAJORS:
         # The stack already installed sets the major, unless this host cannot run it.
@@ -429,7 +432,9 @@ class GpuTooOldForCuda(Check):
         old = [g for g in facts.driver.gpus if (c := _capability(g)) is not None and c < floor]
         if not old:
             return None
-        listed = ", ".join(f"GPU {g.device} ({g.name}, compute {g.compute_capability})" for g in old)
+        listed = ", ".join(
+            f"GPU {g.device} ({g.name}, compute {g.compute_capability})" for g in old
+        )
         oldest = min(c for c in map(_capability, old) if c is not None)
         fits = [m for m in GPU_EXTRAS if m < major and _builds_for(m, oldest)]
         fix = (
