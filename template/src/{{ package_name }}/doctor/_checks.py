@@ -409,15 +409,22 @@ class NumbaBuiltinCuda(Check):
         )
 
 
+# "CUDA 12 from compute 5.0, CUDA 13 from 7.5": each major's floor, from the CUDA matrix.
+_FLOORS = ", ".join(
+    f"CUDA {major} from compute {floor[0]}.{floor[1]}"
+    for major, floor in sorted(MIN_COMPUTE_CAPABILITY_BY_MAJOR.items())
+)
+
+
 class GpuTooOldForCuda(Check):
     """A GPU older than the compute capability the installed CUDA major builds for."""
 
     code = "gpu-too-old-for-cuda"
     severity = "error"
     why = (
-        "a CUDA major's compilers and libraries build no code for GPUs below its floor (CUDA 13 "
-        "dropped everything before 7.5): every kernel fails with cudaErrorNoKernelImageForDevice, "
-        "and no driver upgrade changes that"
+        "a CUDA major's compilers and libraries build no code for GPUs below its floor "
+        f"({_FLOORS}): every kernel fails with cudaErrorNoKernelImageForDevice, and no driver "
+        "upgrade changes that"
     )
 
     @classmethod
