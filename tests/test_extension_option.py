@@ -10,6 +10,7 @@ render's own extension tests there, and read the compiled architectures back wit
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -344,6 +345,74 @@ def test_the_module_holds_sass_of_each_matrix_architecture_and_ptx_of_the_newest
     ptx = {int(arch) for arch in re.findall(r"\.sm_(\d+)\.ptx", listing)}
     architectures = extension_of(NEWEST)["architectures"]
     assert (sass, ptx) == (set(architectures), {max(architectures)}), listing
+
+
+@dataclass(frozen=True)
+class KeywordBuild:
+    """The extension render rebuilt with ``CUDAARCHS=all-major``, unpacked apart from its venv."""
+
+    built: BuiltExtension
+    site: Path  # the wheel alone (--no-deps): first on PYTHONPATH, over the venv's own copy
+
+    def python(self, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(self.site)}
+        cmd = [str(self.built.venv_python), *args]
+        return subprocess.run(
+            cmd, cwd=self.built.project, env=env, capture_output=True, text=True, check=False
+        )
+
+
+@pytest.fixture(scope="module")
+def keyword_build(built_extension: BuiltExtension) -> KeywordBuild:
+    """The same render and build folder with CMake's keyword (only axpy.cu compiles again)."""
+    project = built_extension.project
+    env = {**without_nvcc(dict(os.environ)), "CUDAARCHS": "all-major"}
+    cmd = ["uv", "build", "--wheel", "--python", "3.11", "--out-dir", "dist-all-major"]
+    proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"uv build failed\n{proc.stdout}\n{proc.stderr}"
+    cache = next((project / "build").rglob("CMakeCache.txt")).read_text("utf-8")
+    assert "CMAKE_CUDA_ARCHITECTURES:STRING=all-major" in cache, "the keyword never reached CMake"
+    wheel = next((project / "dist-all-major").glob("*.whl"))
+    site = project.parent / "site-all-major"
+    install = ["uv", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)]
+    run(install, cwd=project)
+    return KeywordBuild(built_extension, site)
+
+
+@pytest.mark.slow
+def test_a_keyword_build_records_the_architectures_nvcc_compiled(
+    keyword_build: KeywordBuild, cuobjdump: Path
+) -> None:
+    script = (
+        f"from {PACKAGE}.kernels import cuda_cpp, _cuda_cpp\n"
+        "print(_cuda_cpp.CUDA_ARCHITECTURES)\n"
+        "print(*cuda_cpp.compiled_architectures())\n"
+        "print(*cuda_cpp.ptx_architectures())\n"
+    )
+    proc = keyword_build.python("-c", script)
+    assert proc.returncode == 0, proc.stderr
+    recorded, sass, ptx = proc.stdout.splitlines()
+    assert "all-major" not in recorded, recorded  # CMake's resolved list, not the keyword
+    module = next(keyword_build.site.rglob(f"{PACKAGE}/kernels/_cuda_cpp*.so"))
+    listing = run([str(cuobjdump), "--list-elf", "--list-ptx", str(module)], cwd=module.parent)
+    compiled = sorted({int(arch) for arch in re.findall(r"\.sm_(\d+)\.cubin", listing)})
+    compiled_ptx = sorted({int(arch) for arch in re.findall(r"\.sm_(\d+)\.ptx", listing)})
+    assert ([int(a) for a in sass.split()], [int(a) for a in ptx.split()]) == (
+        compiled,
+        compiled_ptx,
+    ), listing
+
+
+@pytest.mark.slow
+def test_the_doctor_reports_a_keyword_build_instead_of_crashing(
+    keyword_build: KeywordBuild,
+) -> None:
+    proc = keyword_build.python("-m", f"{PACKAGE}.doctor", "--json")
+    assert proc.returncode in {0, 1}, proc.stdout + proc.stderr  # 2: the doctor's own bug
+    report = json.loads(proc.stdout)
+    assert report["extension"]["error"] is None
+    assert report["extension"]["architectures"], report["extension"]
+    assert "check-failed" not in {finding["code"] for finding in report["findings"]}
 
 
 @pytest.mark.slow

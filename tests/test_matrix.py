@@ -188,6 +188,13 @@ def test_generated_code_carries_the_matrix_drivers(full_render: tuple[list[str],
         int(each): entry["cuda_core_nvml_bindings"] for each, entry in MATRIX["majors"].items()
     }
     assert doctor["NUMBA_CUDA_PINS"] == tuple(MATRIX["majors"][newest]["requirements"]["numba"])
+    assert doctor["NUMBA_CUDA_PINS_BY_MAJOR"] == {
+        int(each): tuple(entry["requirements"]["numba"]) for each, entry in MATRIX["majors"].items()
+    }
+    assert facts["MIN_COMPUTE_CAPABILITY_BY_MAJOR"] == {
+        int(each): tuple(map(int, entry["min_compute_capability"].split(".")))
+        for each, entry in MATRIX["majors"].items()
+    }
 
 
 def test_dockerfile_has_a_stage_per_major_on_its_matrix_image(

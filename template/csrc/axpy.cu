@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "axpy.hpp"
@@ -17,10 +18,19 @@ constexpr int kThreadsPerBlock = 256;
 // Enough blocks to fill every SM several times over; the grid-stride loop covers the rest.
 constexpr int kBlocksPerSm = 32;
 
+// Set before the first call into the CUDA runtime, never cleared (cuda_started()).
+std::atomic<bool> started{false};
+
+std::string describe(cudaError_t status) {
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
-    throw CudaError(std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status) +
-                    " (in " + what + ")");
+    // The runtime also keeps the error as its "last error"; left there, the next launch's
+    // cudaGetLastError() would report it again for a launch that went well.
+    cudaGetLastError();
+    throw CudaError(describe(status) + " (in " + what + ")");
   }
 }
 
@@ -41,6 +51,7 @@ void axpy_cuda(T a, const T* x, const T* y, T* out, std::size_t n, std::uintptr_
   if (n == 0) {
     return;
   }
+  started = true;
   int device = 0;
   int sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
@@ -62,10 +73,34 @@ template void axpy_cuda<double>(double, const double*, const double*, double*, s
                                 std::uintptr_t);
 
 int cuda_device_count() {
+  started = true;
   int count = 0;
   check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
   return count;
 }
+
+std::string kernel_problem(int device) {
+  started = true;
+  int current = 0;
+  cudaError_t status = cudaGetDevice(&current);
+  const bool switched = status == cudaSuccess && current != device;
+  if (switched) {
+    status = cudaSetDevice(device);
+  }
+  // Loads the kernel for the device (lazily loaded modules load here): a GPU that neither the
+  // machine code nor the PTX fits fails now, as its launch would.
+  cudaFuncAttributes attributes{};
+  if (status == cudaSuccess) {
+    status = cudaFuncGetAttributes(&attributes, axpy_kernel<float>);
+  }
+  if (switched) {
+    cudaSetDevice(current);
+  }
+  cudaGetLastError();  // the answer is returned, not left for the next launch to find
+  return status == cudaSuccess ? std::string() : describe(status);
+}
+
+bool cuda_started() noexcept { return started; }
 
 int cuda_runtime_version() noexcept { return CUDART_VERSION; }
 

@@ -31,6 +31,16 @@ void axpy_cuda(T a, const T* x, const T* y, T* out, std::size_t n, std::uintptr_
 // The number of CUDA devices; throws CudaError without a driver or a device.
 int cuda_device_count();
 
+// Why the axpy kernel cannot run on CUDA device `device`: the CUDA error's name and text
+// (cudaErrorNoKernelImageForDevice on a GPU the build has no code for,
+// cudaErrorInsufficientDriver on a driver older than the runtime), or "" when it can. Asks
+// the runtime without launching anything; the current device is left as it was.
+std::string kernel_problem(int device);
+
+// Whether this module has called into its CUDA runtime yet. From then on the process holds a
+// CUDA context (or tried to make one), which a forked child cannot use.
+bool cuda_started() noexcept;
+
 // The CUDA runtime version linked in (CUDART_VERSION: 13020 for 13.2).
 int cuda_runtime_version() noexcept;
 

@@ -9,22 +9,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..gpu._detect import build_for_capability
 from ..gpu._facts import (
     CUDA_MAJOR,
     CUDA_MAJORS,
     FORCE_CPU_VARIABLES,
     GPU_EXTRAS,
+    MIN_COMPUTE_CAPABILITY_BY_MAJOR,
     MIN_DRIVER_BY_MAJOR,
     REQUIRE_GPU_VARIABLES,
 )
-from ._facts import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS
+from ._facts import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS_BY_MAJOR
 from ._findings import SEVERITIES, Check, Finding
 from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._facts import Facts, Installed
+    from ._facts import Facts, GPUInfo, Installed
 
 __all__ = ["evaluate"]
 
@@ -54,11 +56,30 @@ def _install_hint(major: int = CUDA_MAJOR) -> str:
     return f"install a CUDA {major} build of a GPU library (pip install cupy-cuda{major}x)"
 
 
+def _capability(gpu: GPUInfo) -> tuple[int, int] | None:
+    """A GPU's compute capability as numbers ("8.6" is (8, 6)); None when unreadable."""
+    major, _, minor = gpu.compute_capability.partition(".")
+    return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+
+
+def _oldest_gpu(facts: Facts) -> tuple[int, int] | None:
+    """The oldest compute capability among the GPUs the driver listed; None when none is known."""
+    known = [c for c in map(_capability, facts.driver.gpus) if c is not None]
+    return min(known) if known else None
+
+
+def _builds_for(major: int, capability: tuple[int, int] | None) -> bool:
+    """Whether CUDA ``major`` builds code for a GPU of ``capability`` (unknown: assume so)."""
+    return capability is None or MIN_COMPUTE_CAPABILITY_BY_MAJOR.get(major, (0, 0)) <= capability
+
+
 def _served_major_for(facts: Facts) -> int:
-    """The major whose extra to advise: the newest served that the driver runs.
+    """The major whose extra to advise: the newest served that the driver and every GPU run.
 
     A driver too old for every major served gets the oldest (the smallest upgrade); with no
-    driver to read, the newest: the advice is then about installing, not about the driver.
+    driver to read, the newest that builds for the GPUs: the advice is then about installing.
+    A GPU older than a major's compute-capability floor (Volta under CUDA 13) rules that major
+    out whatever the driver, since no driver makes its compilers build for that GPU.
     """
     version = version_tuple(facts.driver.version)
     supported = version_tuple(facts.driver.cuda_version)
@@ -67,7 +88,11 @@ def _served_major_for(facts: Facts) -> int:
     elif supported:  # cuda.bindings reports only the newest CUDA the driver supports
         runs = [m for m in CUDA_MAJORS if m <= supported[0]]
     else:
-        return CUDA_MAJOR
+        runs = list(CUDA_MAJORS)
+    oldest = _oldest_gpu(facts)
+    fits = [m for m in runs if _builds_for(m, oldest)]
+    if fits:
+        return fits[-1]
     return runs[-1] if runs else CUDA_MAJORS[0]
 
 
@@ -341,12 +366,25 @@ class DetectionError(Check):
 _NUMBA_CUDA_TARGETS = ("numba-cuda-mlir", "numba-cuda")
 
 
-def _numba_cuda_hint() -> str:
-    """How this project installs Numba's CUDA target: its extra, or the matrix's pins."""
+def _numba_cuda_hint(facts: Facts) -> str:
+    """How to install Numba's CUDA target: the project's extra, or the matrix's pins.
+
+    For the installed stack's major when this host runs it, else for the major the driver and
+    the GPUs run (_served_major_for), never simply the newest.
+    """
+    installed = list(facts.by_cuda_major())
+    if len(installed) == 1 and installed[0] in CUDA_MAJORS:
+        # The stack already installed sets the major, unless this host cannot run it.
+        fits = _driver_too_old(facts, installed[0], "") is None
+        major = installed[0] if fits and _builds_for(installed[0], _oldest_gpu(facts)) else None
+    else:
+        major = None
+    major = _served_major_for(facts) if major is None else major
     if NUMBA_CUDA_IN_EXTRA:
-        return _install_hint()
+        return _install_hint(major)
+    pins = NUMBA_CUDA_PINS_BY_MAJOR.get(major, NUMBA_CUDA_PINS_BY_MAJOR[CUDA_MAJOR])
     # pip skips a requirement whose marker does not fit this Python: one command fits all.
-    return "pip install " + " ".join(f'"{pin}"' for pin in NUMBA_CUDA_PINS)
+    return "pip install " + " ".join(f'"{pin}"' for pin in pins)
 
 
 class NumbaBuiltinCuda(Check):
@@ -366,7 +404,57 @@ class NumbaBuiltinCuda(Check):
         if not facts.by_cuda_major():
             return None
         return cls.found(
-            f"numba is installed without {_or_names(_NUMBA_CUDA_TARGETS)}", _numba_cuda_hint()
+            f"numba is installed without {_or_names(_NUMBA_CUDA_TARGETS)}",
+            _numba_cuda_hint(facts),
+        )
+
+
+# "CUDA 12 from compute 5.0, CUDA 13 from 7.5": each major's floor, from the CUDA matrix.
+_FLOORS = ", ".join(
+    f"CUDA {major} from compute {floor[0]}.{floor[1]}"
+    for major, floor in sorted(MIN_COMPUTE_CAPABILITY_BY_MAJOR.items())
+)
+
+
+class GpuTooOldForCuda(Check):
+    """A GPU older than the compute capability the installed CUDA major builds for."""
+
+    code = "gpu-too-old-for-cuda"
+    severity = "error"
+    why = (
+        "a CUDA major's compilers and libraries build no code for GPUs below its floor "
+        f"({_FLOORS}): every kernel fails with cudaErrorNoKernelImageForDevice, and no driver "
+        "upgrade changes that"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        groups = facts.by_cuda_major()
+        if not groups:
+            return None
+        major = max(groups)
+        floor = MIN_COMPUTE_CAPABILITY_BY_MAJOR.get(major)
+        if floor is None:
+            return None
+        old = [g for g in facts.driver.gpus if (c := _capability(g)) is not None and c < floor]
+        if not old:
+            return None
+        listed = ", ".join(
+            f"GPU {g.device} ({g.name}, compute {g.compute_capability})" for g in old
+        )
+        oldest = min(c for c in map(_capability, old) if c is not None)
+        fits = [m for m in GPU_EXTRAS if m < major and _builds_for(m, oldest)]
+        fix = (
+            f"{_install_hint(max(fits))} in a fresh environment"
+            if fits
+            else build_for_capability(oldest, major)
+        )
+        if len(old) < len(facts.driver.gpus):
+            fix += ", or hide these GPUs with CUDA_VISIBLE_DEVICES"
+        return cls.found(
+            f"the installed packages are for CUDA {major}, which builds for compute capability "
+            f">= {floor[0]}.{floor[1]}; {listed} is older",
+            fix,
         )
 
 
@@ -389,6 +477,34 @@ class NoDriver(Check):
         )
         return cls.found(
             f"GPU libraries are installed but no NVIDIA driver answered ({facts.driver.error})",
+            fix,
+        )
+
+
+class DriverLibraryMissing(Check):
+    """The driver answers (NVML, nvidia-smi), but its CUDA library does not load."""
+
+    code = "driver-library-missing"
+    severity = "error"
+    why = (
+        "every CUDA library starts through libcuda.so.1: without it the package computes on "
+        "NumPy (or raises GPUUnavailableError under REQUIRE_GPU) although a GPU is listed"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.driver_library is None or not facts.driver.present:
+            return None
+        fix = (
+            "this is a container given the GPU for monitoring only: start it with --gpus all "
+            "and NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all), so that the NVIDIA "
+            "Container Toolkit mounts libcuda.so.1 too"
+            if facts.in_container
+            else "reinstall the NVIDIA driver's CUDA library (on Debian and Ubuntu "
+            "libnvidia-compute-NNN of the driver's version), then run ldconfig"
+        )
+        return cls.found(
+            f"the NVIDIA driver answered (via {facts.driver.source}) but {facts.driver_library}",
             fix,
         )
 

@@ -101,7 +101,11 @@ def as_dict(report: Report) -> dict[str, Any]:
             "environment": dict(facts.environment),
             "project_cuda_majors": list(CUDA_MAJORS),
         },
-        "driver": {**facts.driver._asdict(), "gpus": [g._asdict() for g in facts.driver.gpus]},
+        "driver": {
+            **facts.driver._asdict(),
+            "gpus": [g._asdict() for g in facts.driver.gpus],
+            "library_error": facts.driver_library,
+        },
         "toolkit": {
             "nvcc": facts.nvcc.path,
             "nvcc_version": facts.nvcc.version,
@@ -113,6 +117,12 @@ def as_dict(report: Report) -> dict[str, Any]:
             for p in facts.packages
         ],
         "unreadable": [u._asdict() for u in facts.unreadable],
+        # The compiled CUDA extension, where the project has one (else empty and no error).
+        "extension": {
+            "architectures": list(facts.compiled_architectures),
+            "ptx": list(facts.compiled_ptx),
+            "error": facts.extension_error,
+        },
         "decision": {**facts.decision._asdict(), "text": str(facts.decision)},
         "findings": [dataclasses.asdict(f) for f in report.findings],
         "healthy": report.healthy,

@@ -15,7 +15,7 @@ from ._findings import Check, Finding
 if TYPE_CHECKING:
     from ._facts import Facts, GPUInfo
 
-__all__ = ["ExtensionHasNoKernelForGpu"]
+__all__ = ["ExtensionHasNoKernelForGpu", "ExtensionNotLoaded"]
 
 
 def _capability(gpu: GPUInfo) -> int | None:
@@ -24,14 +24,37 @@ def _capability(gpu: GPUInfo) -> int | None:
     return int(major) * 10 + int(minor) if major.isdigit() and minor.isdigit() else None
 
 
-def _runs_on(capability: int, architectures: tuple[int, ...]) -> bool:
-    """Whether a GPU of ``capability`` runs code built for ``architectures``.
+def _runs_on(capability: int, sass: tuple[int, ...], ptx: tuple[int, ...]) -> bool:
+    """Whether a GPU of ``capability`` runs code built with machine code ``sass`` and ``ptx``.
 
-    Machine code runs on GPUs of its major with an equal or newer minor; the PTX of the newest
-    architecture on any GPU at least that new, once the driver has compiled it.
+    Machine code runs on GPUs of its major with an equal or newer minor; PTX on any GPU at least
+    that new, once the driver has compiled it.
     """
-    sass = any(a // 10 == capability // 10 and a <= capability for a in architectures)
-    return sass or max(architectures) <= capability
+    return any(a // 10 == capability // 10 and a <= capability for a in sass) or any(
+        a <= capability for a in ptx
+    )
+
+
+class ExtensionNotLoaded(Check):
+    """The package was built with the compiled extension, but it does not import."""
+
+    code = "extension-not-loaded"
+    severity = "error"
+    why = (
+        "every function of kernels.cuda_cpp, on the CPU too, calls the compiled module: each "
+        "call raises the import's error"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        if facts.extension_error is None:
+            return None
+        return cls.found(
+            f"the compiled extension cannot be imported ({facts.extension_error})",
+            "install a wheel built for this platform and Python, or rebuild it from a checkout: "
+            f"pip install --force-reinstall --no-deps . (with a CUDA {CUDA_MAJOR} nvcc and a "
+            "C++ compiler)",
+        )
 
 
 class ExtensionHasNoKernelForGpu(Check):
@@ -41,30 +64,32 @@ class ExtensionHasNoKernelForGpu(Check):
     severity = "error"
     why = (
         "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
-        "the newest only; on any other GPU each of its kernels fails with "
-        "cudaErrorNoKernelImageForDevice"
+        "some; on any other GPU each of its kernels fails with cudaErrorNoKernelImageForDevice"
     )
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:
-        built = facts.compiled_architectures
-        if not built:
+        sass, ptx = facts.compiled_architectures, facts.compiled_ptx
+        if not (sass or ptx):
             return None
         missing = [
             gpu
             for gpu in facts.driver.gpus
-            if (capability := _capability(gpu)) is not None and not _runs_on(capability, built)
+            if (capability := _capability(gpu)) is not None and not _runs_on(capability, sass, ptx)
         ]
         if not missing:
             return None
         listed = ", ".join(
             f"GPU {gpu.device} ({gpu.name}, compute {gpu.compute_capability})" for gpu in missing
         )
-        architectures = ", ".join(f"{a // 10}.{a % 10}" for a in built)
         return cls.found(
-            f"the compiled extension was built for compute capabilities {architectures} (PTX of "
-            f"the last); it cannot run on {listed}",
+            f"the compiled extension was built for compute capabilities {_shown(sass)} (PTX: "
+            f"{_shown(ptx) or 'none'}); it cannot run on {listed}",
             "rebuild it for this GPU from a checkout: CUDAARCHS=native pip install . (with a "
             f"CUDA {CUDA_MAJOR} nvcc that still compiles for it: nvcc --list-gpu-arch lists "
             "what it can)",
         )
+
+
+def _shown(architectures: tuple[int, ...]) -> str:
+    return ", ".join(f"{a // 10}.{a % 10}" for a in architectures)

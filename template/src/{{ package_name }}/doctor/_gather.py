@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import platform
 import re
@@ -13,9 +14,10 @@ import sys
 from importlib.abc import MetaPathFinder
 from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..gpu import GPUUnavailableError, backend, fork_hazard, reset_detection
+from ..gpu._detect import driver_library_problem
 from ..gpu._facts import CUDA_MODULES, FORCE_CPU_VARIABLES, REQUIRE_GPU_VARIABLES
 from ._driver import query_driver
 from ._facts import Decision, Facts, Nvcc
@@ -27,7 +29,15 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
-__all__ = ["decide", "gather", "in_container", "query_nvcc"]
+__all__ = [
+    "CompiledExtension",
+    "compiled_architectures",
+    "compiled_extension",
+    "decide",
+    "gather",
+    "in_container",
+    "query_nvcc",
+]
 
 # Shown in the report: the variables that steer the GPU module.
 _OVERRIDES = ("CUDA_VISIBLE_DEVICES", *FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES)
@@ -123,18 +133,40 @@ def decide(*, probe: bool = False) -> Decision:
     return decision
 
 
-def compiled_architectures() -> tuple[int, ...]:
-    """What the package's compiled CUDA extension was built for; () for a package without one.
+class CompiledExtension(NamedTuple):
+    """The package's compiled CUDA extension: its machine code and PTX, or why it did not load."""
 
+    architectures: tuple[int, ...] = ()
+    ptx: tuple[int, ...] = ()
+    error: str | None = None
+
+
+def compiled_extension() -> CompiledExtension:
+    """What the package's compiled CUDA extension was built for; empty for a package without one.
+
+    A package rendered without it has no ``kernels/cuda_cpp.py``; one rendered with it whose
+    compiled module is missing (a source checkout never built) or does not load (a wheel of
+    another platform, a truncated file) gets the import's error instead, never an exception.
     Loading the extension starts no CUDA: its runtime is linked in and starts on the first call.
     """
     package = __name__.rsplit(".", 2)[0]
+    name = f"{package}.kernels.cuda_cpp"
     try:
-        module = importlib.import_module(f"{package}.kernels.cuda_cpp")
-    except ImportError:  # rendered without the extension (or without kernels at all)
-        return ()
-    found: tuple[int, ...] = module.compiled_architectures()
-    return found
+        if importlib.util.find_spec(name) is None:  # rendered without the extension
+            return CompiledExtension()
+        module = importlib.import_module(name)
+        return CompiledExtension(module.compiled_architectures(), module.ptx_architectures())
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (name + ".").startswith(exc.name + "."):  # no kernels at all
+            return CompiledExtension()
+        return CompiledExtension(error=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # a broken .so raises ImportError, OSError, even SystemError
+        return CompiledExtension(error=f"{type(exc).__name__}: {exc}")
+
+
+def compiled_architectures() -> tuple[int, ...]:
+    """The compute capabilities the compiled extension has machine code for; () without one."""
+    return compiled_extension().architectures
 
 
 def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
@@ -155,6 +187,7 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
         or multiprocessing.get_all_start_methods()[0]
     )
     packages, unreadable = installed(paths)
+    extension = compiled_extension()
     return Facts(
         packages=tuple(packages),
         unreadable=tuple(unreadable),
@@ -167,5 +200,8 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
         start_method=start_method,
         python=sys.version.split()[0],
         platform=platform.platform(),
-        compiled_architectures=compiled_architectures(),
+        compiled_architectures=extension.architectures,
+        compiled_ptx=extension.ptx,
+        extension_error=extension.error,
+        driver_library=driver_library_problem(),
     )
