@@ -26,12 +26,12 @@ def cuda_may_be_initialised() -> bool:
 def _extension_hazard() -> str | None:
     """Why the compiled extension makes ``fork`` unsafe, or None (not loaded, CUDA not started).
 
-    Its ``cuda_runtime_started()`` is believed; an extension without it counts once loaded.
+    Its ``cuda_started()`` is believed; an extension without it counts once loaded.
     """
     extension = sys.modules.get(EXTENSION_MODULE)
     if extension is None:
         return None
-    started = getattr(extension, "cuda_runtime_started", None)
+    started = getattr(extension, "cuda_started", None)
     if started is None:
         return f"{EXTENSION_MODULE} is loaded and may have started its CUDA runtime"
     return f"{EXTENSION_MODULE} has started its CUDA runtime" if started() else None
