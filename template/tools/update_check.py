@@ -67,7 +67,8 @@ def render_previous(answers: dict[str, Any], dst: Path) -> None:
 
 def edited_deletions(project: Path, scratch: Path, previous: Path) -> tuple[list[str], list[str]]:
     """Files of the last commit the update deletes: (changed since rendered, unchanged)."""
-    edited, unchanged = [], []
+    edited: list[str] = []
+    unchanged: list[str] = []
     for name in git("ls-files", "-z", cwd=project).split("\0"):
         if not name or (scratch / name).exists():
             continue
