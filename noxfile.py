@@ -94,7 +94,8 @@ def example(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bump_matrix(session: nox.Session) -> None:
     """Newest releases of every matrix and pins package vs. their ranges (`-- --write` applies)."""
-    session.install("packaging>=24", "pyyaml>=6", "jinja2>=3.1")
+    # copier: tools/generate_docs.py renders the troubleshooting page with it after --write.
+    session.install("packaging>=24", "pyyaml>=6", "jinja2>=3.1", "copier>=9.18")
     session.run("python", "tools/bump_matrix.py", *session.posargs)
     if "--write" in session.posargs:
         # docs/cuda-matrix.md shows the ranges and the date: regenerate it with them.
