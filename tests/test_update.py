@@ -325,3 +325,11 @@ def test_update_check_names_the_edited_file_an_update_would_delete(
 def test_update_check_passes_an_update_that_loses_nothing(edited_numba_project: Path) -> None:
     checked = update_check(edited_numba_project, "license=BSD-3-Clause")
     assert (checked.returncode, checked.stdout.strip()) == (0, "The update loses nothing of yours.")
+
+
+def test_answering_the_majors_again_leaves_the_projects_changelog_as_it_was(
+    every_major_project: Path,
+) -> None:
+    changelog = (every_major_project / "CHANGELOG.md").read_text("utf-8")
+    update_project(every_major_project, WORKING_TREE_TAG, {"cuda_majors": [OLDEST_MAJOR]})
+    assert (every_major_project / "CHANGELOG.md").read_text("utf-8") == changelog
