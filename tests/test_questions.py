@@ -188,16 +188,6 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         "derive from it. Give its web address, for example "
         "'https://github.com/my-org/my-gpu-project'.",
     ),
-    # The badge, the pipeline links and PyPI's trusted publisher are the CI forge's pages: on
-    # the other forge they do not exist, and a mirror's address is not known.
-    "github-address-with-gitlab-ci": (
-        {"ci": "gitlab", "repository_url": "https://github.com/me/proj"},
-        "The CI service is GitLab CI, but 'https://github.com/me/proj' is on GitHub",
-    ),
-    "gitlab-address-with-github-actions": (
-        {"repository_url": "https://gitlab.com/me/proj"},
-        "The CI service is GitHub Actions, but 'https://gitlab.com/me/proj' is on GitLab",
-    ),
     "python-floor-below-jax": (
         {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_majors": [13]},
         "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "

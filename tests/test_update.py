@@ -258,10 +258,10 @@ RESETTING_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
         {"gpu_libraries": "[numba]"},
         "Add cupy to gpu_libraries or answer none to extension. The gpu_libraries given",
     ),
-    "ci-off-the-repositorys-forge": (
-        {},
-        {"ci": "gitlab"},
-        "'https://github.com/my-org/my-gpu-project' is on GitHub",
+    "github-actions-for-a-gitlab-subgroup": (
+        {"ci": "gitlab", "repository_url": "https://gitlab.com/lab/gpu/arrays"},
+        {"ci": "github"},
+        "A GitHub repository has an owner and a name, nothing more",
     ),
 }
 
