@@ -65,7 +65,7 @@ INTENDED: dict[str, str] = {
     ".readthedocs.yaml": "new, docs_hosting: Read the Docs builds as nox -s docs does",
     "compose.yaml": "the image is named for the repository's registry (repository_url)",
     ".github/dependabot.yml": "Dependabot moves uv.lock (package-ecosystem uv)",
-    ".devcontainer/*": "the CUDA image on the stated driver; libgomp1 for Numba, g++ for the extension",
+    ".devcontainer/*": "the CUDA image on the stated driver; libgomp1, g++ for the extension",
     "tools/*": "new: tools/update_check.py lists what a copier update would delete or reset",
 }
 
