@@ -73,20 +73,12 @@ def docs_pages(session: nox.Session) -> None:
 def example(session: nox.Session) -> None:
     """Render a project from this checkout for a look: `nox -s example -- DIR [key=value ...]`."""
     session.install("copier>=9.18")
-    args = list(session.posargs) or ["example"]
-    dst, answers = args[0], args[1:]
-    data = [arg for answer in answers for arg in ("--data", answer)]
-    # --vcs-ref HEAD renders the working tree including uncommitted edits.
+    # The script refuses a folder that is neither new, empty nor an earlier render (the
+    # checkout itself, with `-- .`) and an answer without `=`, before Copier writes anything.
     session.run(
-        "copier",
-        "copy",
-        "--defaults",
-        "--overwrite",
-        "--vcs-ref",
-        "HEAD",
-        *data,
-        str(ROOT),
-        dst,
+        "python",
+        "tools/render_example.py",
+        *session.posargs,
         env={"COPIER_SETTINGS_PATH": os.devnull},
     )
 
@@ -94,7 +86,8 @@ def example(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bump_matrix(session: nox.Session) -> None:
     """Newest releases of every matrix and pins package vs. their ranges (`-- --write` applies)."""
-    session.install("packaging>=24", "pyyaml>=6", "jinja2>=3.1")
+    # copier: tools/generate_docs.py renders the troubleshooting page with it after --write.
+    session.install("packaging>=24", "pyyaml>=6", "jinja2>=3.1", "copier>=9.18")
     session.run("python", "tools/bump_matrix.py", *session.posargs)
     if "--write" in session.posargs:
         # docs/cuda-matrix.md shows the ranges and the date: regenerate it with them.

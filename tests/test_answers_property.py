@@ -23,13 +23,18 @@ from typing import Any
 import pytest
 import yaml
 from conftest import (
+    ALL_LIBRARIES,
+    MAJORS,
     REPO_ROOT,
     WORKING_TREE_TAG,
     build_and_install,
+    copier_questions,
     copier_settings,
     copy_template,
+    git,
     parse_structured,
     run,
+    update_project,
 )
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
@@ -330,3 +335,133 @@ def test_accepted_answers_build_and_pass_their_own_tests(
         check=False,
     )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
+
+
+# --- answers changed on `copier update` ----------------------------------------------------------
+# A project's answers, then a change given with --data: Copier either refuses it with a message,
+# or records it and leaves every answer not given as it was (an answer whose question is no
+# longer asked goes; a chosen set of majors replaces "every major"). Copier itself replaces an
+# answer that the change invalidates by its default, in silence, so this is the template's doing.
+
+QUESTIONS = copier_questions()
+LIBRARY_SETS = st.lists(st.sampled_from(ALL_LIBRARIES), unique=True, max_size=3)
+PYTHON_FLOORS = st.sampled_from(QUESTIONS["python_min"]["choices"])
+CI = st.sampled_from(list(QUESTIONS["ci"]["choices"].values()))
+# Addresses on either forge (with a GitLab subgroup too), and an empty one.
+ADDRESS = st.sampled_from(
+    [
+        "https://github.com/lab/arrays",
+        "https://gitlab.com/lab/arrays",
+        "https://gitlab.com/lab/gpu/arrays",
+        "https://code.lab.edu/lab/arrays",
+        "",
+    ]
+)
+PROJECT_ANSWERS = st.fixed_dictionaries(
+    {},
+    optional={
+        "gpu_libraries": LIBRARY_SETS,
+        "python_min": PYTHON_FLOORS,
+        "cuda_majors": st.lists(st.sampled_from(MAJORS), unique=True, min_size=1),
+        "dask": st.booleans(),
+        "extension": st.just("cuda-cpp"),
+        "ci": CI,
+        "repository_url": ADDRESS.filter(bool),
+    },
+)
+CHANGES = st.fixed_dictionaries(
+    {},
+    optional={
+        "gpu_libraries": LIBRARY_SETS,
+        "python_min": PYTHON_FLOORS,
+        "cuda_every_major": st.booleans(),
+        "cuda_major": st.sampled_from(MAJORS),
+        "dask": st.booleans(),
+        "extension": st.sampled_from(["none", "cuda-cpp"]),
+        "ci": CI,
+        "repository_url": ADDRESS,
+    },
+).filter(lambda change: 0 < len(change) <= 2)
+
+
+def served(answers: dict[str, Any]) -> list[int]:
+    """The CUDA majors a project's recorded answers serve."""
+    return sorted(MAJORS if answers["cuda_every_major"] else answers["cuda_majors"])
+
+
+def check_updated(before: dict[str, Any], after: dict[str, Any], change: dict[str, Any]) -> None:
+    """Every claim about an update that was not refused."""
+    chose_majors = "cuda_majors" in change or "cuda_major" in change
+    for key, value in before.items():
+        if key.startswith("_") or key in change or key not in after:
+            continue  # given, or no longer asked
+        if key == "cuda_every_major" and chose_majors:
+            continue  # a chosen set replaces "every major"
+        assert after[key] == value, f"{key} changed from {value!r} to {after[key]!r} unasked"
+    if "cuda_major" in change:
+        assert served(after) == [change["cuda_major"]]
+    elif not chose_majors and not change.get("cuda_every_major"):
+        assert served(after) == served(before)
+
+
+def check_links(project: Path, recorded: dict[str, Any]) -> None:
+    """The project's links lead to the pages of the host the repository lives on."""
+    urls = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))["project"]["urls"]
+    host = recorded["repository_url"].split("/")[2]
+    if host == "github.com":
+        assert urls["Issues"] == recorded["repository_url"] + "/issues"
+    elif "gitlab" in host:
+        assert urls["Issues"] == recorded["repository_url"] + "/-/issues"
+
+
+def answers_of(project: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    return loaded
+
+
+@settings(
+    max_examples=int(os.environ.get("UPDATE_EXAMPLES", "2")),
+    deadline=None,
+    derandomize=IN_CI,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(answers=PROJECT_ANSWERS, change=CHANGES)
+@example(answers={"gpu_libraries": ["cupy", "pycuda", "jax"]}, change={"python_min": "3.10"}).via(
+    "a floor that would reset the libraries"
+)
+@example(answers={}, change={"cuda_every_major": False}).via("every major no: keep them")
+@example(answers={}, change={"ci": "gitlab"}).via("GitLab CI for a GitHub repository")
+@example(answers={}, change={"repository_url": ""}).via("an empty address")
+def test_an_answer_changed_on_update_is_refused_with_a_message_or_kept_with_all_the_others(
+    template_repo: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    answers: dict[str, Any],
+    change: dict[str, Any],
+) -> None:
+    project = tmp_path_factory.mktemp("changed") / "project"
+    try:
+        copy_template(template_repo, project, answers, WORKING_TREE_TAG)
+    except ValueError:
+        assume(False)  # the project's own answers are refused: nothing to update
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    before = answers_of(project)
+    refused: Exception | None = None
+    try:
+        update_project(project, WORKING_TREE_TAG, change)
+    except Exception as error:  # whatever Copier raises: how it refuses is under test
+        refused = error
+    if refused is not None:
+        said = str(refused)
+        event("refused", said.split("'")[1] if "'" in said else type(refused).__name__)
+        assert isinstance(refused, ValueError), repr(refused)
+        assert said.startswith("Validation error for question"), said
+        assert not re.search(r"has no element|is undefined|has no attribute", said), said
+        assert answers_of(project) == before
+        assert git("status", "--porcelain", cwd=project) == ""
+        return
+    event("accepted")
+    after = answers_of(project)
+    check_updated(before, after, change)
+    check_links(project, after)

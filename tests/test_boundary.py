@@ -26,6 +26,7 @@ OWNED = [
     "src/*/scale/**/*",
     "tests/*.py",
     "benchmarks/*.py",
+    "tools/*.py",
 ]
 # What the user edits: the template renders them once, and `copier update` merges into them.
 USER_OWNED = [

@@ -6,6 +6,7 @@ pages that point at them through file:// URLs, the way a mirror on disk is laid 
 
 from __future__ import annotations
 
+import ast
 import datetime
 import html
 import json
@@ -423,10 +424,25 @@ def test_write_keeps_every_comment_and_line(
     ]
 
 
-def test_write_sets_the_checked_date(includes: tuple[Path, Path], tmp_path: Path) -> None:
-    url = simple_index(tmp_path / "empty", {})
-    run_tool(includes, ["--index-url", url], "--write")()
+def test_write_sets_the_checked_date_when_the_index_lists_every_package(
+    includes: tuple[Path, Path], tmp_path: Path
+) -> None:
+    matrix = bump_matrix.load_default(includes[0], "cuda_matrix")
+    pins = bump_matrix.load_default(includes[1], "pins")
+    names = {Requirement(p.text).name for p in bump_matrix.matrix_pins(matrix, pins)}
+    offers = {name: [("1.0", None, False)] for name in names | {bump_matrix.CUDA_VERSION_PACKAGE}}
+    run_tool(includes, ["--index-url", simple_index(tmp_path / "all", offers)], "--write")()
     assert bump_matrix.load_default(includes[0], "cuda_matrix")["checked"] == TODAY.isoformat()
+
+
+def test_write_keeps_the_checked_date_when_the_index_lists_nothing(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = bump_matrix.load_default(includes[0], "cuda_matrix")["checked"]
+    url = simple_index(tmp_path / "empty", {})
+    assert run_tool(includes, ["--index-url", url], "--write")() == 0
+    assert bump_matrix.load_default(includes[0], "cuda_matrix")["checked"] == before
+    assert "the date is not moved" in capsys.readouterr().out
 
 
 def test_without_write_nothing_changes(
@@ -453,3 +469,25 @@ def test_unreachable_index_exits_2_and_says_which(
     code = run_tool(includes, ["--index-url", "http://127.0.0.1:9/simple"])()
     assert code == 2
     assert "error: cannot read the index: http://127.0.0.1:9/simple/" in capsys.readouterr().err
+
+
+def _installed_by(session: str) -> set[str]:
+    """The requirements a session of the repository's noxfile passes to ``session.install``."""
+    tree = ast.parse((REPO_ROOT / "noxfile.py").read_text("utf-8"))
+    function = next(
+        node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == session
+    )
+    return {
+        arg.value
+        for call in ast.walk(function)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "install"
+        for arg in call.args
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    }
+
+
+def test_the_session_installs_what_regenerating_the_docs_needs() -> None:
+    # --write ends by running tools/generate_docs.py, as the docs_pages session does.
+    assert _installed_by("docs_pages") <= _installed_by("bump_matrix")

@@ -45,7 +45,7 @@ INTENDED: dict[str, str] = {
     ".github/workflows/*.yml": "release.yml (trusted publishing); nox pinned; Sphinx docs job",
     ".gitlab-ci.yml": "build and publish jobs on tags (trusted publishing); nox pinned",
     "Dockerfile": "installs from uv.lock (uv sync --locked); a valid image name; a stage per major",
-    "CHANGELOG.md": "its first entry names every CUDA major the project serves",
+    "CHANGELOG.md": "its first entry no longer names the majors, so answering them again keeps it",
     "README.md": "release section, uv.lock, Sphinx, free text escaped, an install line per major",
     "docs/gpu.md": "the mixed-majors example names the project's own CuPy wheel",
     "docs/troubleshooting.md": "a section per doctor finding; numba-cuda-mlir; no phantom extra",
@@ -65,7 +65,8 @@ INTENDED: dict[str, str] = {
     ".readthedocs.yaml": "new, docs_hosting: Read the Docs builds as nox -s docs does",
     "compose.yaml": "the image is named for the repository's registry (repository_url)",
     ".github/dependabot.yml": "Dependabot moves uv.lock (package-ecosystem uv)",
-    ".devcontainer/*": "the CUDA image on the stated driver (its NVIDIA_REQUIRE_CUDA)",
+    ".devcontainer/*": "the CUDA image on the stated driver; libgomp1, g++ for the extension",
+    "tools/*": "new: tools/update_check.py lists what a copier update would delete or reset",
 }
 
 

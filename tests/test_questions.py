@@ -182,6 +182,12 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         "A GitHub repository has an owner and a name, nothing more: write "
         "'https://github.com/<owner>/<name>', not 'https://github.com/org/team/proj'.",
     ),
+    "empty-repository-url": (
+        {"repository_url": ""},
+        "The repository address cannot be empty: the project's links, badges and image name "
+        "derive from it. Give its web address, for example "
+        "'https://github.com/my-org/my-gpu-project'.",
+    ),
     "python-floor-below-jax": (
         {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_majors": [13]},
         "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "

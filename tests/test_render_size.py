@@ -20,8 +20,10 @@ from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Render
 # 10,886), for an extra per CUDA major (the driver-aware advice of the GPU module, the doctor
 # and tests_gpu, the Docker stage and the install table per major) and for kernel types that
 # check their callers; the compiled extension, off by default, adds nothing to these renders.
+# Raised to 7,800 and 11,200 (measured 7,730 and 11,097) for tools/update_check.py and its nox
+# session, which list what a `copier update` would delete or reset before it does (issue 35).
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 7_600),
+    "defaults": ({}, 7_800),
     "all-options": (
         {
             "gpu_libraries": ALL_LIBRARIES,
@@ -30,7 +32,7 @@ BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
             "dask": True,
             "devcontainer": True,
         },
-        11_000,
+        11_200,
     ),
 }
 

@@ -27,6 +27,24 @@ FORGES: dict[str, dict[str, Any]] = {
         "publisher": "Give the namespace `lab/gpu`, the project `fast_arrays`, the top-level",
         "image": "registry.gitlab.com/lab/gpu/fast-arrays:latest",
     },
+    # The CI on the other forge (a mirror): the links follow the host, and the CI badge, whose
+    # page is on the CI's forge at an address the template cannot know, is left out.
+    "gitlab-ci-for-a-github-repository": {
+        "answers": {"ci": "gitlab", "repository_url": "https://github.com/Sci-Lab/Fast.Arrays"},
+        "issues": "https://github.com/Sci-Lab/Fast.Arrays/issues",
+        "changelog": "https://github.com/Sci-Lab/Fast.Arrays/blob/main/CHANGELOG.md",
+        "badge": None,
+        "publisher": "Give the namespace `Sci-Lab`, the project `Fast.Arrays`, the top-level",
+        "image": "ghcr.io/sci-lab/fast-arrays:latest",
+    },
+    "github-actions-for-a-gitlab-repository": {
+        "answers": {"ci": "github", "repository_url": "https://gitlab.com/lab/fast_arrays"},
+        "issues": "https://gitlab.com/lab/fast_arrays/-/issues",
+        "changelog": "https://gitlab.com/lab/fast_arrays/-/blob/main/CHANGELOG.md",
+        "badge": None,
+        "publisher": "Give the owner `lab`, the repository `fast_arrays`, the workflow",
+        "image": "registry.gitlab.com/lab/fast-arrays:latest",
+    },
     "self-hosted": {
         "answers": {"ci": "none", "repository_url": "https://code.lab.edu/lab/arrays"},
         "issues": "https://code.lab.edu/lab/arrays/issues",

@@ -9,6 +9,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -208,3 +209,127 @@ def test_every_major_and_a_chosen_set_together_are_refused_with_what_to_answer(
     with pytest.raises(ValueError, match="answer both: --data cuda_every_major=false"):
         copy_template(template_repo, tmp_path / "project", answers, WORKING_TREE_TAG)
     assert not (tmp_path / "project" / "pyproject.toml").exists()
+
+
+def test_answering_every_major_no_keeps_the_majors_it_served(every_major_project: Path) -> None:
+    update_project(every_major_project, WORKING_TREE_TAG, {"cuda_every_major": False})
+    every, chosen, extras = _served(every_major_project)
+    assert (every, sorted(chosen or []), extras) == (False, MAJORS, [f"cuda{m}" for m in MAJORS])
+
+
+def test_the_old_cuda_major_answer_on_update_serves_that_major_alone(
+    every_major_project: Path,
+) -> None:
+    # As on a copy (the CHANGELOG's "the old spelling still works"), and as the CLI passes it.
+    update_project(every_major_project, WORKING_TREE_TAG, {"cuda_major": str(OLDEST_MAJOR)})
+    assert _served(every_major_project) == (False, [OLDEST_MAJOR], [f"cuda{OLDEST_MAJOR}"])
+
+
+# --- an answer changed on update that would invalidate another ----------------------------------
+# Copier validates each answer a project has against the new ones, and under --defaults replaces
+# one that fails by its default, in silence (a project's JAX and PyCUDA become CuPy and Numba,
+# dask turns off and scale/ goes). The earlier question refuses the change instead.
+
+
+def committed_project(template_repo: Path, dst: Path, answers: dict[str, Any]) -> Path:
+    project = copy_template(template_repo, dst, answers, WORKING_TREE_TAG)
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    return project
+
+
+# (the project's answers, the change given with --data, what the refusal says)
+RESETTING_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
+    "python-floor-below-a-library": (
+        {"gpu_libraries": ["cupy", "pycuda", "jax"]},
+        {"python_min": "3.10"},
+        "Raise python_min to 3.11 or drop jax. The python_min given conflicts with the "
+        "gpu_libraries answer",
+    ),
+    "python-floor-below-dask": (
+        {"dask": True},
+        {"python_min": "3.10"},
+        "Raise python_min to 3.11 or answer no to dask.",
+    ),
+    # As the command line passes it: YAML text, not a list.
+    "libraries-without-the-extensions-cupy": (
+        {"extension": "cuda-cpp"},
+        {"gpu_libraries": "[numba]"},
+        "Add cupy to gpu_libraries or answer none to extension. The gpu_libraries given",
+    ),
+    "github-actions-for-a-gitlab-subgroup": (
+        {"ci": "gitlab", "repository_url": "https://gitlab.com/lab/gpu/arrays"},
+        {"ci": "github"},
+        "A GitHub repository has an owner and a name, nothing more",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("answers", "change", "message"), RESETTING_CHANGES.values(), ids=RESETTING_CHANGES.keys()
+)
+def test_a_change_that_would_reset_another_answer_is_refused_and_changes_nothing(
+    template_repo: Path,
+    tmp_path: Path,
+    answers: dict[str, Any],
+    change: dict[str, Any],
+    message: str,
+) -> None:
+    project = committed_project(template_repo, tmp_path / "project", answers)
+    recorded = (project / ".copier-answers.yml").read_text("utf-8")
+    with pytest.raises(ValueError, match="Validation error") as refused:
+        update_project(project, WORKING_TREE_TAG, change)
+    assert message in " ".join(str(refused.value).split())
+    assert (project / ".copier-answers.yml").read_text("utf-8") == recorded
+    assert git("status", "--porcelain", cwd=project) == ""
+
+
+# --- the pre-update check: what Copier would delete or reset, on a scratch clone ---------------
+
+
+@pytest.fixture(scope="module")
+def edited_numba_project(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CuPy and Numba project whose user added a test to a template file, committed."""
+    dst = tmp_path_factory.mktemp("update-check") / "project"
+    project = committed_project(template_repo, dst, {"gpu_libraries": ["cupy", "numba"]})
+    numba_tests = project / "tests" / "test_kernels_numba.py"
+    numba_tests.write_text(numba_tests.read_text("utf-8") + "\n# my own test\n", "utf-8")
+    git("commit", "-q", "-am", "my test", cwd=project)
+    return project
+
+
+def update_check(project: Path, *data: str) -> subprocess.CompletedProcess[str]:
+    args = [arg for pair in data for arg in ("--data", pair)]
+    return subprocess.run(
+        [sys.executable, "tools/update_check.py", "--vcs-ref", WORKING_TREE_TAG, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_update_check_names_the_edited_file_an_update_would_delete(
+    edited_numba_project: Path,
+) -> None:
+    checked = update_check(edited_numba_project, "gpu_libraries=[cupy]")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    lines = checked.stdout.splitlines()
+    assert "DELETES tests/test_kernels_numba.py, which you changed since it was rendered" in lines
+    # Files the user never touched are listed as such, and the work tree is left as it was.
+    assert any(line.startswith("deletes benchmarks/kernels.py (unchanged") for line in lines)
+    assert git("status", "--porcelain", cwd=edited_numba_project) == ""
+
+
+def test_update_check_passes_an_update_that_loses_nothing(edited_numba_project: Path) -> None:
+    checked = update_check(edited_numba_project, "license=BSD-3-Clause")
+    assert (checked.returncode, checked.stdout.strip()) == (0, "The update loses nothing of yours.")
+
+
+def test_answering_the_majors_again_leaves_the_projects_changelog_as_it_was(
+    every_major_project: Path,
+) -> None:
+    changelog = (every_major_project / "CHANGELOG.md").read_text("utf-8")
+    update_project(every_major_project, WORKING_TREE_TAG, {"cuda_majors": [OLDEST_MAJOR]})
+    assert (every_major_project / "CHANGELOG.md").read_text("utf-8") == changelog

@@ -5,7 +5,7 @@
 minor, a Python the newest release no longer supports). `nox -s bump_matrix -- --write` then edits
 includes/cuda-matrix.yml and includes/pins.yml in place, keeping every comment:
 
-- the matrix's `checked:` date becomes today;
+- the matrix's `checked:` date becomes today, when the indexes listed every package;
 - an upper bound on a major boundary (`<15`, `<1`, `<0.31`) that the newest release is above is
   raised to the next major of that release (`<15` with 15.0.1 out becomes `<16`);
 - a major's `toolkit_range` grows to the newest CUDA minor of the `cuda-toolkit` wheels.
@@ -794,13 +794,23 @@ def main(
         + [(c.toolkit_range, c.new_range) for c in lines]
     )
     in_pins = replacements((r.pin.text, r.new_text) for r in rows if r.pin.cuda_major is None)
-    args.matrix.write_text(rewrite(args.matrix.read_text("utf-8"), in_matrix, today()), "utf-8")
+    # `checked:` says every pin was compared with its releases: a package the indexes did not
+    # list (a mirror without it, an empty find-links folder) was not, so the date stays.
+    unlisted = sorted(name for name, found in releases.items() if not found)
+    checked = None if unlisted else today()
+    args.matrix.write_text(rewrite(args.matrix.read_text("utf-8"), in_matrix, checked), "utf-8")
     if in_pins:
         args.pins.write_text(rewrite(args.pins.read_text("utf-8"), in_pins), "utf-8")
+    stamp = f"checked: {checked}" if checked else f"checked: kept at {matrix['checked']}"
     print(
-        f"\nWrote {len(in_matrix)} change(s) to {args.matrix.name} (checked: {today()}), "
+        f"\nWrote {len(in_matrix)} change(s) to {args.matrix.name} ({stamp}), "
         f"{len(in_pins)} to {args.pins.name}."
     )
+    if unlisted:
+        print(
+            f"The indexes asked list no release of {', '.join(unlisted)}: the date is not moved. "
+            "Ask an index that has them (--index-url) to check the whole matrix."
+        )
     return 0
 
 

@@ -138,6 +138,15 @@ def _write(text: str, stream: TextIO) -> None:
 
 # What a program killed by SIGPIPE reports (128 + 13): the report reached no reader.
 EXIT_NO_READER = 141
+# sysexits' EX_IOERR: the report could not be written (a full disk), a fault of the host.
+EXIT_NOT_WRITTEN = 74
+
+
+def _say(text: str) -> None:
+    """A line on stderr, when there is one to take it (``2>&-`` leaves none)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        _write(text, sys.stderr)
+        sys.stderr.flush()
 
 
 def _no_reader() -> int:
@@ -154,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 healthy (warnings allowed), 1 at least one error finding, 2 bad usage or a doctor bug,
-        141 when standard output is closed or its reader went away (as for a broken pipe).
+        74 when the report cannot be written (a full disk), 141 when standard output is closed
+        or its reader went away (as for a broken pipe).
     """
     parser = argparse.ArgumentParser(
         prog=f"{DISTRIBUTION}-doctor",
@@ -172,13 +182,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = collect(probe=args.probe)
         # ensure_ascii: the JSON survives any console encoding unchanged.
         text = json.dumps(as_dict(report), indent=2) if args.json else render_text(report)
-        if sys.stdout is None:  # started with stdout closed (`>&-`): Python sets it to None
-            return _no_reader()
+    except Exception as exc:  # every fault of the environment is a finding; this is a doctor bug
+        _say(f"{DISTRIBUTION}-doctor failed (a bug, please report it): {exc!r}")
+        return 2
+    if sys.stdout is None:  # started with stdout closed (`>&-`): Python sets it to None
+        return _no_reader()
+    try:
         _write(text, sys.stdout)
         sys.stdout.flush()  # here, so that a reader gone away is seen here, not at exit
     except BrokenPipeError:  # `doctor | head -1`: the reader stopped, not a doctor bug
         return _no_reader()
-    except Exception as exc:  # every fault of the environment is a finding; this is a doctor bug
-        _write(f"{DISTRIBUTION}-doctor failed (a bug, please report it): {exc!r}", sys.stderr)
-        return 2
+    except OSError as exc:  # `doctor > /dev/full`: the host refused the report, no doctor bug
+        _say(f"{DISTRIBUTION}-doctor could not write its report: {exc}")
+        _no_reader()  # or the flush at exit fails again
+        return EXIT_NOT_WRITTEN
     return 0 if report.healthy else 1

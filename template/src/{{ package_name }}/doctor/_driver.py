@@ -143,10 +143,20 @@ def _from_nvidia_smi() -> DriverInfo:
     # and an old driver is exactly what the doctor must be able to report.
     versions = _smi_query(smi, "driver_version")
     version = versions[0][0] if versions else None
+    # nvidia-smi's CSV does not quote: a comma in a GPU's name splits it, so the name is
+    # everything between the first field and the fixed ones after it.
     try:
-        rows = _smi_query(smi, "index,name,compute_cap,memory.total")
+        rows = [
+            (index, ", ".join(name), capability, memory)
+            for index, *name, capability, memory in _smi_query(
+                smi, "index,name,compute_cap,memory.total"
+            )
+        ]
     except subprocess.CalledProcessError:
-        rows = [[*row, "unknown", "0"] for row in _smi_query(smi, "index,name")]
+        rows = [
+            (index, ", ".join(name), "unknown", "0")
+            for index, *name in _smi_query(smi, "index,name")
+        ]
     gpus = tuple(
         GPUInfo(_number(index), name, capability, _number(memory))
         for index, name, capability, memory in rows
