@@ -103,3 +103,25 @@ def test_owned_code_tests_pass_beside_the_projects_own(built: Built) -> None:
     out = run(cmd, cwd=suite_of(built))
     assert passed(out) > int(collected.group(1))
     assert " failed" not in out
+
+
+def test_rapids_doctor_finds_the_doctor_through_the_installed_wheels_entry_point(
+    built: Built,
+) -> None:
+    # rapids-cli loads every `rapids_doctor_check` entry point and calls it with verbose=; the
+    # wheel must register one that loads and runs here, with no GPU and no rapids-cli.
+    package = built.answer("package_name")
+    probe = (
+        "from importlib.metadata import entry_points\n"
+        "found = [e for e in entry_points(group='rapids_doctor_check')]\n"
+        "print([e.name for e in found])\n"
+        "check = found[0].load()\n"
+        "try:\n"
+        "    print('value:', check(verbose=True))\n"
+        "except Exception as exc:\n"
+        "    print('failed:', type(exc).__name__, exc)\n"
+    )
+    out = run([str(built.venv_python), "-c", probe], cwd=built.project.parent)
+    assert f"['{package}']" in out
+    # No driver here: the doctor reports that as a warning or an error, never a crash.
+    assert "value: healthy" in out or "failed: DoctorError" in out

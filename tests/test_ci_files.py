@@ -39,6 +39,8 @@ def gitlab(render: Render) -> Path:
         ("custom.github-workflows-require-timeout", ".github/workflows/release.yml"),
         ("custom.github-workflows-require-timeout", ".github/workflows/ci.yml"),
         ("custom.github-workflows-require-timeout", ".github/workflows/gpu.yml"),
+        ("vendor.github-workflows", ".github/workflows/template-update.yml"),
+        ("custom.github-workflows-require-timeout", ".github/workflows/template-update.yml"),
         ("vendor.dependabot", ".github/dependabot.yml"),
         ("vendor.compose-spec", "compose.yaml"),
         ("vendor.readthedocs", ".readthedocs.yaml"),
@@ -69,7 +71,16 @@ def test_every_action_is_pinned_by_commit(github: Path) -> None:
 
 
 # The one job that may hold more than read access: publishing signs with the job's identity.
-PUBLISH_PERMISSIONS = {"id-token": "write", "attestations": "write"}
+# The jobs that write, and what: every other job reads the repository and nothing more.
+WRITE_PERMISSIONS = {
+    ("release.yml", "publish"): {"id-token": "write", "attestations": "write"},
+    # pushes the update's branch, opens its pull request, or an issue naming the conflicts
+    ("template-update.yml", "update"): {
+        "contents": "write",
+        "pull-requests": "write",
+        "issues": "write",
+    },
+}
 
 
 def test_workflows_grant_no_default_permissions(github: Path) -> None:
@@ -77,11 +88,7 @@ def test_workflows_grant_no_default_permissions(github: Path) -> None:
         data: dict[str, Any] = yaml.safe_load(workflow.read_text("utf-8"))
         assert data["permissions"] == {}
         for name, job in data["jobs"].items():
-            allowed = (
-                PUBLISH_PERMISSIONS
-                if (workflow.name, name) == ("release.yml", "publish")
-                else {"contents": "read"}
-            )
+            allowed = WRITE_PERMISSIONS.get((workflow.name, name), {"contents": "read"})
             assert job["permissions"] == allowed, f"{workflow.name}: {name}"
 
 

@@ -165,4 +165,6 @@ def test_each_tool_has_one_version_in_every_place_it_is_pinned(render: Render) -
     }
     workflows = (project / ".github/workflows/ci.yml").read_text("utf-8")
     pinned["nox"] = re.findall(r"uvx nox@(\S+)", workflows)[0]
+    noxfile = (project / "noxfile.py").read_text("utf-8")
+    pinned["copier"] = re.findall(r'COPIER = "(\S+)"', noxfile)[0]
     assert pinned == tools
