@@ -335,31 +335,12 @@ def _output(
 # --- the cheap path: plain NumPy arrays that plainly fit ------------------------------------------
 
 
-def _host_float_dtype(values: Sequence[object]) -> np.dtype[Any] | None:
-    """The dtype when every value is a plain ndarray of one float dtype; None means "ask fully".
+def _host_out_fits(out: np.ndarray[Any, Any], reads: Sequence[Any], alias_ok: bool) -> bool:
+    """True when a plain ndarray ``out`` of the right shape and dtype plainly passes ``_output``.
 
-    Identity, not equality: NumPy's built-in dtypes are single objects, so ``is`` answers for
-    nearly every array, and an equal dtype that is another object just takes the full checks.
+    That is: contiguous, writable, and apart from every input (or one exactly, when
+    ``alias_ok``). False means "ask fully".
     """
-    dtype = None
-    for a in values:
-        if type(a) is not np.ndarray:
-            return None
-        if dtype is None:
-            dtype = a.dtype
-            if dtype is not FLOAT_DTYPES[0] and dtype is not FLOAT_DTYPES[1]:
-                return None
-        elif a.dtype is not dtype:
-            return None
-    return dtype
-
-
-def _host_out_fits(
-    out: object, shape: tuple[int, ...], dtype: np.dtype[Any], reads: Sequence[Any], alias_ok: bool
-) -> bool:
-    """True when a host ``out`` plainly passes :func:`_output`; False means "ask fully"."""
-    if type(out) is not np.ndarray or out.shape != shape or out.dtype is not dtype:
-        return False
     flags = out.flags
     if not (flags.c_contiguous and flags.writeable):
         return False
@@ -498,40 +479,63 @@ def arrays(
     ...
     ValueError: matmul: b must have shape (k, n) with k = 3 from a, got (2, 3)
     """
-    labels = tuple(arrays)
     values: tuple[Any, ...] = tuple(arrays.values())
     if not values:
         raise TypeError(f"{name}: no arrays to check; pass at least one")
-    dtype = _host_float_dtype(values)
+    # Plain ndarrays of one float dtype, compared by identity (NumPy's built-in dtypes are single
+    # objects; an equal dtype that is another object just takes the full checks).
+    dtype = values[0].dtype if type(values[0]) is np.ndarray else None
+    if dtype is not None and (dtype is FLOAT_DTYPES[0] or dtype is FLOAT_DTYPES[1]):
+        for a in values:
+            if type(a) is not np.ndarray or a.dtype is not dtype:
+                dtype = None
+                break
+    else:
+        dtype = None
     on_device = False
     if dtype is None:
         checked, on_device = _inputs(name, arrays, accept, takes)
         values = tuple(checked)
         dtype = float_dtype(name, *values)
     sizes: Mapping[str, int] = _NO_SIZES
-    if shapes is None:
-        shape = _same_shape(name, labels, values)
+    shape = values[0].shape
+    if shapes is not None:
+        sizes = _stated_shapes(name, tuple(arrays), values, shapes)
     else:
-        sizes = _stated_shapes(name, labels, values, shapes)
-        shape = tuple(values[0].shape)
+        for a in values:
+            if a.shape != shape:  # refused, or a shape that is another sequence than a tuple
+                shape = _same_shape(name, tuple(arrays), values)
+                break
+    if type(shape) is not tuple:
+        shape = tuple(shape)
     if out_shape is not None:
         shape = _result_shape(name, out_shape, sizes)
-    if out is not None and (
-        on_device or not _host_out_fits(out, shape, dtype, values, out_may_be_input)
+    if out is None:
+        pass
+    elif (
+        on_device
+        or type(out) is not np.ndarray
+        or out.shape != shape
+        or out.dtype is not dtype
+        or not _host_out_fits(out, values, out_may_be_input)
     ):
         _output(
             name,
             out,
             shape=shape,
             dtype=dtype,
-            reads=dict(zip(labels, values, strict=True)),
+            reads=dict(zip(arrays, values, strict=True)),
             on_device=on_device,
             accept=accept,
             alias_ok=out_may_be_input,
         )
     # The device is asked last, and of CuPy arrays only: the one question the dispatcher skips.
     device = device_of_arrays(name, (*values, out)) if on_device else None
-    return Checked(values, out, dtype, shape, on_device, device, sizes)
+    # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function, a third of a call.
+    return _new_checked(Checked, (values, out, dtype, shape, on_device, device, sizes))
+
+
+_new_checked = tuple.__new__
 
 
 def elementwise(
