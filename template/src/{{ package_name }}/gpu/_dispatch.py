@@ -107,7 +107,8 @@ def gpu_dispatch(
 
         def call_on(device: int | None, /, *args: P.args, **kwargs: P.kwargs) -> R:
             if device is None:
-                return cpu(*args, **kwargs)
+                # Without an empty dict to unpack: a third of this function's cost on a small call.
+                return cpu(*args, **kwargs) if kwargs else cpu(*args)
             try:
                 with on_device(device):
                     return gpu(*args, **kwargs)
