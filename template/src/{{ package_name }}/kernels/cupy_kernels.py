@@ -56,8 +56,11 @@ def axpy_elementwise(
 
 def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
     result = np.empty(x.shape, dtype=x.dtype) if out is None else out
-    # The checks let out overlap y only by being y: then a*x first would destroy y.
-    if out is not None and np.may_share_memory(result, y):
+    # The checks let out overlap y only by being y: then a*x first would destroy y. Two arrays
+    # that each own their memory cannot share it, which is cheaper to ask than an address range.
+    if out is not None and (
+        out is y or not (out.flags.owndata and y.flags.owndata) and np.may_share_memory(out, y)
+    ):
         np.add(y, a * x, out=result)
     else:  # two passes and no temporary, against three and one for `a * x + y`
         np.multiply(x, a, out=result)
