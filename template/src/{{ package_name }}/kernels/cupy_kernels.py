@@ -59,7 +59,7 @@ def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
     # The checks let out overlap y only by being y: then a*x first would destroy y. Two arrays
     # that each own their memory cannot share it, which is cheaper to ask than an address range.
     if out is not None and (
-        out is y or not (out.flags.owndata and y.flags.owndata) and np.may_share_memory(out, y)
+        out is y or (not (out.flags.owndata and y.flags.owndata) and np.may_share_memory(out, y))
     ):
         np.add(y, a * x, out=result)
     else:  # two passes and no temporary, against three and one for `a * x + y`
