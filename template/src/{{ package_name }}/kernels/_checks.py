@@ -28,10 +28,11 @@ plainly fits take a path that builds no string and walks no ``sys.modules``; any
 and every refusal, goes through the full checks below, which say what was wrong.
 
 Types: a public kernel function takes :class:`Array` arguments and returns an array of the
-caller's own type (:data:`ArrayT`), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
-and ``y`` are, and a string, a list, a number or ``None`` where an array goes is a type error
-naming the argument. The twins annotate the checked arrays ``Any``: one signature serves NumPy
-arrays and CuPy's, which have no type hints.
+caller's kind (:data:`ArrayT`), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
+and ``y`` are (a plain one for a subclass such as ``memmap``, as at run time), and a string,
+a list, a number or ``None`` where an array goes is a type error naming the argument. The
+twins annotate the checked arrays ``Any``: one signature serves NumPy arrays and CuPy's, which
+have no type hints.
 """
 
 from __future__ import annotations
@@ -72,15 +73,18 @@ _KindT_co = TypeVar("_KindT_co", covariant=True)
 
 
 class Array(Protocol[_KindT_co]):
-    """What mypy requires of an array argument: a shape, a dtype, and a copy of its own kind.
+    """What mypy requires of an array argument: a shape, a dtype, and ``__array__``.
 
     NumPy arrays have all three. The device arrays of every route (CuPy, Numba, PyCUDA) come
     from libraries without type hints: mypy sees them as ``Any``, which fits. A string, a list,
     a number or ``None`` is a type error that names the argument.
 
-    The copy is there for its type: a NumPy array's copy is an array of the same type, so a
-    parameter ``x: Array[ArrayT]`` binds ``ArrayT`` to the caller's array type, and a function
-    that returns ``ArrayT`` returns, to mypy, what it was given.
+    ``__array__`` is there for its type, the kind of array a kernel gives back: for a NumPy array
+    a plain ``ndarray`` of its shape type and dtype, so a parameter ``x: Array[ArrayT]`` binds
+    ``ArrayT`` to it, and a function that returns ``ArrayT`` returns, to mypy, what it returns
+    at run time. A subclass binds the plain ``ndarray`` too, which is the truth: the kernels
+    compute into plain arrays, so ``axpy(2.0, m, m)`` of a ``numpy.memmap`` is an ``ndarray``
+    (a promise of ``memmap`` would let ``result.flush()`` pass mypy and fail at run time).
     """
 
     @property
@@ -89,11 +93,11 @@ class Array(Protocol[_KindT_co]):
     @property
     def dtype(self) -> np.dtype[Any]: ...
 
-    def copy(self) -> _KindT_co: ...
+    def __array__(self) -> _KindT_co: ...
 
 
 ArrayT = TypeVar("ArrayT", bound="Array[Any]")
-"""The caller's array type: ``def f(x: Array[ArrayT]) -> ArrayT`` returns a NumPy array for one."""
+"""The result's array type: ``def f(x: Array[ArrayT]) -> ArrayT`` returns a NumPy array for one."""
 
 FloatT = TypeVar("FloatT", bound="np.floating[Any]")
 """A NumPy float type (float32, float64), for host-only code: ``NDArray[FloatT]`` in and out."""
