@@ -79,7 +79,7 @@ def gpu_dispatch(
     never into ``out`` itself.
 
     A public function that has checked its arguments already knows where they live: it calls
-    ``f.call_on(checked.device, ...)`` (see :class:`Dispatched`), which runs the same
+    ``f.call_on(checked.device, ...)`` (see ``Dispatched.call_on``), which runs the same
     implementation without looking at the arguments again.
 
     Parameters
