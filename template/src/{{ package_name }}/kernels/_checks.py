@@ -403,9 +403,7 @@ def _stated_shapes(
         for dim, n in zip(dims, shape, strict=True):
             if isinstance(dim, str) and dim not in sizes:
                 sizes[dim], found_in[dim] = n, label
-                continue
-            wanted = sizes[dim] if isinstance(dim, str) else dim
-            if n != wanted:
+            elif n != (sizes[dim] if isinstance(dim, str) else dim):
                 bound = {d: sizes[d] for d in dims if isinstance(d, str) and d in sizes}
                 given = ", ".join(f"{d} = {v} from {found_in[d]}" for d, v in bound.items())
                 raise ValueError(
