@@ -24,6 +24,8 @@ ANSWERS = {"gpu_libraries": ["cupy", "numba", "cuda-python"], "examples": ["redu
 PROBE_HEADER = """\
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import assert_type  # mypy's own stubs: any python_min, nothing installed
@@ -37,6 +39,7 @@ from {package}.kernels.numba_stencil import laplacian
 
 x: NDArray[np.float64] = np.ones(3)
 u: NDArray[np.float32] = np.ones((3, 3), dtype=np.float32)
+m = np.memmap("probe.bin", dtype=np.float64, mode="w+", shape=(3,))
 """
 
 # Calls mypy must accept; each kernel function's result is the caller's array type.
@@ -48,6 +51,8 @@ RIGHT_CALLS = [
     "assert_type(l2_norm(x), NDArray[np.float64])",
     "assert_type(laplacian(u, out=np.empty_like(u)), NDArray[np.float32])",
     "assert_type(laplacian_cuda_core(u), NDArray[np.float32])",
+    # A subclass comes back as the plain array the kernel computed into, and is typed so.
+    "assert_type(axpy(2.0, m, m), np.ndarray[Any, np.dtype[np.float64]])",
 ]
 
 # Each wrong call, and the start of the error mypy must report for it: the argument by position
@@ -84,6 +89,10 @@ WRONG_CALLS = {
     "a float as a launch's grid": (
         "launch(None, 2.5, 128, 0, x)",
         'Argument 2 to "launch" has incompatible type "float"',
+    ),
+    "a memmap's method on the plain array a kernel returns for one": (
+        "axpy(2.0, m, m).flush()",
+        '"ndarray[Any, dtype[float64]]" has no attribute "flush"',
     ),
     "a list to a host-only route": (
         "laplacian_cuda_core([[1.0, 2.0], [3.0, 4.0]])",

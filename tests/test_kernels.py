@@ -142,6 +142,10 @@ def test_kernel_benchmark_prints_its_table(kernels_project: tuple[Built, str]) -
     for row in ("axpy, out=", "axpy, new array", "sum_of_squares", "laplacian, out="):
         assert len(re.findall(rf"^{re.escape(row)} .*%$", out, flags=re.MULTILINE)) == 2, row
     assert out.count("GPU: not timed (no NVIDIA driver") == 2
+    # The cost of a call, per kernel, at each size, as a ratio to NumPy's own call.
+    assert re.findall(r"^Per call, (float\d\d) ", out, flags=re.MULTILINE) == ["float64", "float32"]
+    assert len(re.findall(r"^axpy, out= .*x \(.*x \(.*x \(", out, flags=re.MULTILINE)) == 2
+    assert len(re.findall(r"^axpy call, out= +bare prange loop .*%$", out, flags=re.MULTILINE)) == 2
 
 
 def test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir(

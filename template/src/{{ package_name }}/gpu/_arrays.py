@@ -14,7 +14,7 @@ import numpy as np
 from ._detect import GPUUnavailableError, _driver_library, backend
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from contextlib import AbstractContextManager
     from types import ModuleType
 
@@ -53,6 +53,8 @@ def loaded_cupy(*path: str) -> Any:
 
 def is_gpu_array(a: object) -> bool:
     """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
+    if type(a) is np.ndarray:  # the common question first: no sys.modules walk for NumPy's own
+        return False
     ndarray = loaded_cupy("ndarray")
     return isinstance(ndarray, type) and isinstance(a, ndarray)
 
@@ -66,6 +68,30 @@ def is_out_of_memory(exc: BaseException) -> bool:
 def device_of(a: Any) -> int:
     """The id of the CUDA device a CuPy array lives on."""
     return int(a.device.id)
+
+
+def device_of_arrays(name: str, arrays: Iterable[object]) -> int | None:
+    """The device of the CuPy arrays among ``arrays``, or None when there are none.
+
+    ``name`` is the function the caller called, for the error.
+
+    Raises
+    ------
+    ValueError
+        When the arrays live on different devices: a kernel runs on one device, and copying
+        behind the caller's back would hide a slow transfer.
+    """
+    devices = {device_of(a) for a in arrays if is_gpu_array(a)}
+    if not devices:  # the host call: nothing sorted, no string built
+        return None
+    found = sorted(devices)
+    if len(found) > 1:
+        listed = ", ".join(str(device) for device in found[:-1]) + f" and {found[-1]}"
+        raise ValueError(
+            f"{name} got arrays on CUDA devices {listed}; move them to one device first "
+            f"with gpu.to_device(a, device={found[0]})"
+        )
+    return found[0]
 
 
 def on_device(device: int) -> AbstractContextManager[Any]:

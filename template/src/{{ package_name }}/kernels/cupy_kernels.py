@@ -47,15 +47,20 @@ def axpy_elementwise(
 
     ``out`` may be ``x`` or ``y`` itself; any other overlap with them is refused (ValueError).
     """
-    x, y, dtype = _checks.elementwise("axpy_elementwise", x, y, out)
-    result: ArrayT = _axpy(_checks.scalar("axpy_elementwise", "a", a, dtype), x, y, out)
+    checked = _checks.arrays("axpy_elementwise", {"x": x, "y": y}, out=out, out_may_be_input=True)
+    scale = _checks.scalar("axpy_elementwise", "a", a, checked.dtype)
+    x_checked, y_checked = checked.arrays
+    result: ArrayT = _axpy.call_on(checked.device, scale, x_checked, y_checked, out)
     return result
 
 
 def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
     result = np.empty(x.shape, dtype=x.dtype) if out is None else out
-    # The checks let out overlap y only by being y: then a*x first would destroy y.
-    if _checks.overlaps(result, y):
+    # The checks let out overlap y only by being y: then a*x first would destroy y. Two arrays
+    # that each own their memory cannot share it, which is cheaper to ask than an address range.
+    if out is not None and (
+        out is y or (not (out.flags.owndata and y.flags.owndata) and np.may_share_memory(out, y))
+    ):
         np.add(y, a * x, out=result)
     else:  # two passes and no temporary, against three and one for `a * x + y`
         np.multiply(x, a, out=result)

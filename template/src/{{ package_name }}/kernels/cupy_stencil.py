@@ -40,8 +40,9 @@ def laplacian_raw(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> Arra
     The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape
     and dtype, be of ``u``'s kind, be C-contiguous and share no memory with ``u``.
     """
-    u, _ = _checks.grid("laplacian_raw", u, out)
-    result: ArrayT = _laplacian(u, out)
+    checked = _checks.arrays("laplacian_raw", {"u": u}, out=out, shapes=_checks.GRID)
+    (u_checked,) = checked.arrays
+    result: ArrayT = _laplacian.call_on(checked.device, u_checked, out)
     return result
 
 

@@ -97,11 +97,19 @@ def laplacian_pycuda(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> A
     ArrayT
         ``out``, or a new array of ``u``'s kind.
     """
-    u, dtype = _checks.grid(
-        "laplacian_pycuda", u, out, accept=is_pycuda_array, takes="NumPy arrays or PyCUDA GPUArrays"
+    checked = _checks.arrays(
+        "laplacian_pycuda",
+        {"u": u},
+        out=out,
+        shapes=_checks.GRID,
+        accept=is_pycuda_array,
+        takes="NumPy arrays or PyCUDA GPUArrays",
     )
+    (grid,) = checked.arrays
     result: ArrayT = (
-        _laplacian_gpuarray(u, out, dtype) if is_pycuda_array(u) else laplacian_numpy(u, out)
+        _laplacian_gpuarray(grid, out, checked.dtype)
+        if checked.on_device
+        else laplacian_numpy(grid, out)
     )
     return result
 
