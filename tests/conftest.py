@@ -77,6 +77,17 @@ ALL_EXAMPLES = example_choices()
 MAJORS = cuda_majors()
 OLDEST_MAJOR, NEWEST_MAJOR = MAJORS[0], MAJORS[-1]
 
+# Every option on that a render can hold with the default CI and docs: every library and worked
+# example, the Dask scale-out, the dev container, on the newest Python floor (which every
+# library's allows). The compiled extension, a choice, is added where a test wants it.
+ALL_OPTIONS: dict[str, Any] = {
+    "gpu_libraries": ALL_LIBRARIES,
+    "examples": ALL_EXAMPLES,
+    "python_min": "3.12",
+    "dask": True,
+    "devcontainer": True,
+}
+
 # The render matrix: each entry names the answers it sets; the rest are defaults.
 RENDER_MATRIX: dict[str, dict[str, Any]] = {
     # Every major of the matrix, one extra each.
@@ -213,13 +224,12 @@ def snapshot_working_tree(
     return dst
 
 
-@pytest.fixture(scope="session", autouse=True)
-def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep the user's Copier settings and git configuration out of every render."""
-    home = tmp_path_factory.mktemp("home")
+def isolation(home: Path) -> dict[str, str]:
+    """Environment that keeps the user's Copier settings and git configuration out of a render
+    (files in ``home``), with a fixed git identity."""
     settings = home / "copier-settings.yml"
     settings.write_text("{}\n", encoding="utf-8")
-    overrides = {
+    return {
         "COPIER_SETTINGS_PATH": str(settings),
         "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -228,6 +238,12 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
         "GIT_COMMITTER_NAME": "Template Tests",
         "GIT_COMMITTER_EMAIL": "tests@example.org",
     }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the user's Copier settings and git configuration out of every render."""
+    overrides = isolation(tmp_path_factory.mktemp("home"))
     saved = {key: os.environ.get(key) for key in overrides}
     os.environ.update(overrides)
     yield
