@@ -21,7 +21,8 @@ import pytest
 import release
 from conftest import BUILT_IN_TESTS, RENDER_MATRIX, REPO_ROOT, TIER_REPORT
 
-TIERS: dict[str, list[str]] = runpy.run_path(str(REPO_ROOT / "noxfile.py"))["TIERS"]
+NOXFILE = runpy.run_path(str(REPO_ROOT / "noxfile.py"))
+TIERS: dict[str, list[str]] = NOXFILE["TIERS"]
 
 
 def collected(tier: str, tmp_path: Path) -> list[dict[str, Any]]:
@@ -79,4 +80,4 @@ def test_the_full_tier_selects_by_no_marker_and_draws_the_full_hypothesis_profil
 
 
 def test_a_release_runs_the_full_tier() -> None:
-    assert ["-m", "pytest", *TIERS["tests_full"], "-q"] == release.FULL_SUITE
+    assert ["-m", "pytest", *NOXFILE["PARALLEL"], *TIERS["tests_full"], "-q"] == release.FULL_SUITE
