@@ -94,7 +94,14 @@ def pytest_in(built: Built) -> list[str]:
     return [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider"]
 
 
-@pytest.fixture(scope="module", params=MAJORS)
+# The newest major's wheels in the README's tier; each older major's in the full tier.
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(major, marks=() if major == MAJORS[-1] else pytest.mark.full)
+        for major in MAJORS
+    ],
+)
 def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
     """A default render for one CUDA major with the real CuPy and numba-cuda wheels installed."""
     major = request.param
@@ -211,6 +218,7 @@ def with_jax(render: Render) -> Built:
     return built
 
 
+@pytest.mark.full  # a library alone: the full tier's
 def test_jax_interop_tests_run_and_pass_on_the_cpu(with_jax: Built) -> None:
     out = run(
         [*pytest_in(with_jax), "-v", "tests/test_dlpack_jax.py"],
@@ -225,6 +233,7 @@ def test_jax_interop_tests_run_and_pass_on_the_cpu(with_jax: Built) -> None:
         assert f"{test} PASSED" in out
 
 
+@pytest.mark.full  # a library alone: the full tier's
 def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
     # JAX ships type hints: the interop module must satisfy them, not only the stubs-free case.
     out = run([str(with_jax.venv_python), "-m", "mypy", "--no-incremental"], cwd=with_jax.project)

@@ -160,3 +160,12 @@ def test_dependabot_updates_actions_and_python_tools_after_a_cooldown() -> None:
     updates = load(GITHUB / "dependabot.yml")["updates"]
     assert {u["package-ecosystem"] for u in updates} == {"github-actions", "pip"}
     assert all(u["cooldown"]["default-days"] >= 7 for u in updates)
+
+
+def test_the_ci_entry_point_stops_at_the_first_failure_and_runs_lint_then_tests() -> None:
+    # `.ci/run` is what a CI machine without GitHub runs: a failing session must fail the run,
+    # and an empty selection fails too (pytest exits 5 when it ran no test, nox passes that on).
+    script = (REPO_ROOT / ".ci" / "run").read_text("utf-8")
+    assert re.search(r"^set -euo pipefail$", script, flags=re.MULTILINE)
+    commands = re.findall(r"^uvx nox -s (\w+)$", script, flags=re.MULTILINE)
+    assert commands == ["lint", "tests"]
