@@ -437,13 +437,22 @@ BUILDERS = frozenset({"build_and_install", "built"})
 TIER_REPORT = "CUDA_TEMPLATE_TIER_REPORT"
 
 
-def _builder_in(func: Callable[..., Any], seen: set[Any]) -> str | None:
+_FOUND: dict[Any, str | None] = {}  # code object -> its builder; a suite shares most fixtures
+
+
+def _builder_in(func: Callable[..., Any]) -> str | None:
     """The first builder that ``func``'s body (or a function of its module it calls) reaches."""
     func = inspect.unwrap(func)
     code = getattr(func, "__code__", None)
-    if code is None or code in seen or not Path(code.co_filename).is_relative_to(REPO_ROOT):
+    if code is None or not Path(code.co_filename).is_relative_to(REPO_ROOT):
         return None
-    seen.add(code)
+    if code not in _FOUND:
+        _FOUND[code] = None  # a function that calls itself, or one that calls it back
+        _FOUND[code] = _builder_in_body(func)
+    return _FOUND[code]
+
+
+def _builder_in_body(func: Any) -> str | None:
     tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(func)))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in BUILDERS:
@@ -459,22 +468,21 @@ def _builder_in(func: Callable[..., Any], seen: set[Any]) -> str | None:
             return f"{func.__name__} runs uv"
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             callee = func.__globals__.get(node.id)
-            if inspect.isfunction(callee) and (found := _builder_in(callee, seen)):
+            if inspect.isfunction(callee) and (found := _builder_in(callee)):
                 return found
     return None
 
 
 def builds(item: pytest.Item) -> str | None:
     """Why ``item`` builds or installs a render (None when it does neither)."""
-    seen: set[Any] = set()
-    if isinstance(item, pytest.Function) and (found := _builder_in(item.function, seen)):
+    if isinstance(item, pytest.Function) and (found := _builder_in(item.function)):
         return found
     info = getattr(item, "_fixtureinfo", None)
     for name in getattr(item, "fixturenames", ()):
         if name in BUILDERS:
             return f"requests {name}"
         for fixturedef in info.name2fixturedefs.get(name, ()) if info else ():
-            if found := _builder_in(fixturedef.func, seen):
+            if found := _builder_in(fixturedef.func):
                 return found
     return None
 
