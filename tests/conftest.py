@@ -412,15 +412,21 @@ def build_and_install(project: Path, answers: dict[str, Any], suite: Path | None
 # library and example on every major, and one major alone. The rest of the matrix (the other
 # Python floors, the other library sets) is built by `nox -s tests_full`.
 BUILT_IN_TESTS = ("defaults", "all-majors", f"cuda{OLDEST_MAJOR}")
+# The owned code's exhaustive suite, the longest run of a build, in `nox -s tests`: on every
+# library and major, and on the default libraries with one major. The defaults' own (the default
+# libraries on every major, a subset of both) waits for the full tier.
+OWNED_SUITE_IN_TESTS = ("all-majors", f"cuda{OLDEST_MAJOR}")
 
 
-@pytest.fixture(
-    scope="session",
-    params=[
-        pytest.param(name, marks=() if name in BUILT_IN_TESTS else pytest.mark.full)
+def built_params(in_tests: tuple[str, ...]) -> list[Any]:
+    """The render matrix as params of ``built``: those not ``in_tests`` marked ``full``."""
+    return [
+        pytest.param(name, marks=() if name in in_tests else pytest.mark.full)
         for name in sorted(RENDER_MATRIX)
-    ],
-)
+    ]
+
+
+@pytest.fixture(scope="session", params=built_params(BUILT_IN_TESTS))
 def built(request: pytest.FixtureRequest, render: Render, render_suite: Render) -> Built:
     """Each render of the matrix, built and installed once per test session."""
     answers = RENDER_MATRIX[request.param]

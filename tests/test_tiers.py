@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import release
-from conftest import BUILT_IN_TESTS, RENDER_MATRIX, REPO_ROOT, TIER_REPORT
+from conftest import ALL_LIBRARIES, BUILT_IN_TESTS, MAJORS, RENDER_MATRIX, REPO_ROOT, TIER_REPORT
 
 NOXFILE = runpy.run_path(str(REPO_ROOT / "noxfile.py"))
 TIERS: dict[str, list[str]] = NOXFILE["TIERS"]
@@ -68,10 +68,19 @@ def test_the_readme_tier_builds_installs_and_tests_the_render(
     ran = {row["nodeid"] for row in readme_tier}
     for test in (
         "test_generated_tests_pass_against_the_installed_wheel",
-        "test_owned_code_tests_pass_beside_the_projects_own",
         "test_mypy_strict_passes_on_package_tests_and_noxfile",
     ):
         assert f"tests/test_build.py::{test}[{name}]" in ran
+
+
+def test_the_readme_tier_runs_the_owned_suite_on_every_library_and_on_one_major(
+    readme_tier: list[dict[str, Any]],
+) -> None:
+    ran = {row["nodeid"] for row in readme_tier}
+    test = "tests/test_build.py::test_owned_code_tests_pass_beside_the_projects_own"
+    answers = [answers for name, answers in RENDER_MATRIX.items() if f"{test}[{name}]" in ran]
+    assert any(a.get("gpu_libraries") == ALL_LIBRARIES for a in answers)
+    assert any(len(a.get("cuda_majors", MAJORS)) == 1 for a in answers)
 
 
 def test_the_full_tier_selects_by_no_marker_and_draws_the_full_hypothesis_profile() -> None:
