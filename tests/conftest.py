@@ -78,8 +78,8 @@ MAJORS = cuda_majors()
 OLDEST_MAJOR, NEWEST_MAJOR = MAJORS[0], MAJORS[-1]
 
 # Every option on that a render can hold with the default CI and docs: every library and worked
-# example, the Dask scale-out, the dev container, on the newest Python floor (which every
-# library's allows). The compiled extension, a choice, is added where a test wants it.
+# example, the Dask scale-out, the dev container, on Python 3.12 (a floor every library allows).
+# The compiled extension, a choice, is added where a test wants it.
 ALL_OPTIONS: dict[str, Any] = {
     "gpu_libraries": ALL_LIBRARIES,
     "examples": ALL_EXAMPLES,
