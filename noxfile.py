@@ -33,15 +33,10 @@ TIERS = {
 }
 
 
-# A worker per core, each taking whole files: a module's renders and builds are made once, and
-# the files that build run beside those that only render.
-PARALLEL = ["-n", "auto", "--dist", "loadfile"]
-
-
 def _pytest(session: nox.Session, tier: str) -> None:
     session.install("--group", "test")
     # The slowest tests in every log: where to look when a tier nears its time budget.
-    session.run("pytest", *PARALLEL, *TIERS[tier], "--durations=15", *session.posargs)
+    session.run("pytest", *TIERS[tier], "--durations=15", *session.posargs)
 
 
 @nox.session(python=PYTHON)

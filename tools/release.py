@@ -122,7 +122,7 @@ def check_branch(repo: Path, any_branch: bool) -> None:
 
 # What a release must pass: the whole suite, as `nox -s tests_full` runs it (tests/test_tiers.py
 # holds the two together). The scheduled CI runs it weekly; a release cannot wait for Monday.
-FULL_SUITE = ["-m", "pytest", "-n", "auto", "--dist", "loadfile", "--hypothesis-profile=full", "-q"]
+FULL_SUITE = ["-m", "pytest", "--hypothesis-profile=full", "-q"]
 
 
 def run_full_tests(repo: Path) -> None:
