@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import nox
@@ -16,28 +18,66 @@ PYTHON = "3.11"
 DOCS_HTML = ROOT / "docs" / "_build" / "html"
 
 
-@nox.session(python=PYTHON)
-def tests(session: nox.Session) -> None:
-    """Render the template across the answer matrix and test every result (slow included)."""
+# The suite's tiers, by pytest marker (registered in pyproject.toml): each session runs the one
+# before it and more. tests/test_tiers.py holds what each selects; docs/contributing.md says
+# what runs where and how long each takes.
+TIERS = {
+    # Renders every variant and checks it statically: nothing is built or installed.
+    "tests_quick": ["-m", "not slow and not full"],
+    # The README's and CI's: also builds, installs and tests the defaults, every option and one
+    # major (tests/conftest.py's BUILT_IN_TESTS).
+    "tests": ["-m", "not full"],
+    # Everything: every render built, every Python floor, every library alone, every sampled
+    # version updated, the property tests at full size.
+    "tests_full": ["--hypothesis-profile=full"],
+}
+
+
+def _pytest(session: nox.Session, tier: str) -> None:
     session.install("--group", "test")
-    # The slowest tests in every log: where to look when the run nears its time budget.
-    session.run("pytest", "--durations=15", *session.posargs)
+    # The slowest tests in every log: where to look when a tier nears its time budget.
+    session.run("pytest", *TIERS[tier], "--durations=15", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def tests_quick(session: nox.Session) -> None:
-    """Template tests that render but do not build or install (a minute or so)."""
-    session.install("--group", "test")
-    session.run("pytest", "-m", "not slow", *session.posargs)
+    """Render every variant of the answer matrix and check it, building nothing (<= 5 min)."""
+    _pytest(session, "tests_quick")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The quick tier, then build, install and test the defaults, all options, one major."""
+    _pytest(session, "tests")
+
+
+@nox.session(python=PYTHON)
+def tests_full(session: nox.Session) -> None:
+    """Every test: each render built, each floor, each sample, hypothesis at full size."""
+    _pytest(session, "tests_full")
 
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Ruff and mypy --strict on the repository's own Python (tests and this file)."""
+    """Ruff and mypy --strict on this repository's Python, a default and an all-options render."""
     session.install("--group", "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    # template/ and tests/owned/ are Jinja: they are checked as they land in a project, with the
+    # owned tests laid in, and with the typed packages each render's own mypy hook installs.
+    # Outside .nox/, which ruff leaves out of every check.
+    renders = Path(tempfile.mkdtemp(prefix="cuda-template-lint-"))
+    try:
+        session.run("python", "tools/lint_renders.py", str(renders))
+        session.install("-r", str(renders / "typing-requirements.txt"))
+        for project in sorted(path for path in renders.iterdir() if path.is_dir()):
+            with session.chdir(project):
+                session.run("ruff", "check", "--no-cache", ".")
+                session.run("ruff", "format", "--check", "--no-cache", ".")
+                session.run("mypy", "--no-incremental", "--cache-dir=/dev/null")
+    finally:
+        shutil.rmtree(renders, ignore_errors=True)
 
 
 @nox.session(python=PYTHON)
@@ -96,7 +136,7 @@ def bump_matrix(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def release(session: nox.Session) -> None:
-    """Check, run the quick tests and tag vX.Y.Z: `nox -s release -- X.Y.Z` (never pushes)."""
+    """Check, run the full tests and tag vX.Y.Z: `nox -s release -- X.Y.Z` (never pushes)."""
     session.install("--group", "test")
     session.run("python", "tools/release.py", *session.posargs)
 

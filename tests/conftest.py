@@ -7,6 +7,8 @@ Every render goes through Copier's Python API with ``unsafe=False``: a template 
 from __future__ import annotations
 
 import ast
+import inspect
+import json
 import os
 import runpy
 import shutil
@@ -20,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import settings
 from template_data import (
     copier_documents,
     cuda_majors,
@@ -38,14 +41,52 @@ OWNED_TESTS = Path(__file__).resolve().parent / "owned"
 # The first line of every file a render's template maintains carries this (docs/extending.md).
 OWNED_MARKER = "Maintained by cuda-template (copier update)"
 
+
+@dataclass(frozen=True)
+class Release:
+    """A released version of the template and its commit."""
+
+    version: str
+    commit: str
+
+
+# The newest release, by commit: tags do not travel to CI's clones. tests/test_previous_version.py
+# compares renders with it and tests/test_update_history.py updates projects from it; move it
+# forward when a release is tagged (docs/contributing.md, "Release").
+LAST_RELEASE = Release("1.0.0", "44bbbffffd5d6acf2ebd4f8c7e66371d7672dfb5")
+
 # Not this suite's tests: they import a rendered package and run inside a render.
 collect_ignore = ["owned"]
+
+# The suite's tiers are pytest markers (pyproject.toml registers them, noxfile.py's TIERS selects
+# by them): `slow` builds or installs a render and runs from `nox -s tests` on; `full` runs in
+# `nox -s tests_full` alone. tests/test_tiers.py fails for a test that builds and carries neither.
+
+# Property tests at two sizes: hypothesis draws 10 examples in the quick and the README's tiers
+# and 100 in `nox -s tests_full` (`--hypothesis-profile=full`); the `@example`s run in every
+# tier. On CI each run draws the same examples (a red build must be reproducible); locally each
+# run explores new ones.
+_ON_CI = bool(os.environ.get("CI"))
+settings.register_profile("tests", max_examples=10, derandomize=_ON_CI)
+settings.register_profile("full", max_examples=100, derandomize=_ON_CI)
+settings.load_profile("tests")
 
 # Option lists and majors are read from copier.yml and the matrix, never typed here.
 ALL_LIBRARIES = list(library_choices())
 ALL_EXAMPLES = example_choices()
 MAJORS = cuda_majors()
 OLDEST_MAJOR, NEWEST_MAJOR = MAJORS[0], MAJORS[-1]
+
+# Every option on that a render can hold with the default CI and docs: every library and worked
+# example, the Dask scale-out, the dev container, on Python 3.12 (a floor every library allows).
+# The compiled extension, a choice, is added where a test wants it.
+ALL_OPTIONS: dict[str, Any] = {
+    "gpu_libraries": ALL_LIBRARIES,
+    "examples": ALL_EXAMPLES,
+    "python_min": "3.12",
+    "dask": True,
+    "devcontainer": True,
+}
 
 # The render matrix: each entry names the answers it sets; the rest are defaults.
 RENDER_MATRIX: dict[str, dict[str, Any]] = {
@@ -183,13 +224,12 @@ def snapshot_working_tree(
     return dst
 
 
-@pytest.fixture(scope="session", autouse=True)
-def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep the user's Copier settings and git configuration out of every render."""
-    home = tmp_path_factory.mktemp("home")
+def isolation(home: Path) -> dict[str, str]:
+    """Environment that keeps the user's Copier settings and git configuration out of a render
+    (files in ``home``), with a fixed git identity."""
     settings = home / "copier-settings.yml"
     settings.write_text("{}\n", encoding="utf-8")
-    overrides = {
+    return {
         "COPIER_SETTINGS_PATH": str(settings),
         "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -198,6 +238,12 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
         "GIT_COMMITTER_NAME": "Template Tests",
         "GIT_COMMITTER_EMAIL": "tests@example.org",
     }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the user's Copier settings and git configuration out of every render."""
+    overrides = isolation(tmp_path_factory.mktemp("home"))
     saved = {key: os.environ.get(key) for key in overrides}
     os.environ.update(overrides)
     yield
@@ -365,9 +411,102 @@ def build_and_install(
     return Built(dict(answers), project, sdist, wheel, venv_python, suite)
 
 
-@pytest.fixture(scope="session", params=sorted(RENDER_MATRIX))
+# The renders `nox -s tests` builds, installs and tests: the defaults (every major), every
+# library and example on every major, and one major alone. The rest of the matrix (the other
+# Python floors, the other library sets) is built by `nox -s tests_full`.
+BUILT_IN_TESTS = ("defaults", "all-majors", f"cuda{OLDEST_MAJOR}")
+# The owned code's exhaustive suite, the longest run of a build, in `nox -s tests`: on every
+# library and major, and on the default libraries with one major. The defaults' own (the default
+# libraries on every major, a subset of both) waits for the full tier.
+OWNED_SUITE_IN_TESTS = ("all-majors", f"cuda{OLDEST_MAJOR}")
+
+
+def built_params(in_tests: tuple[str, ...]) -> list[Any]:
+    """The render matrix as params of ``built``: those not ``in_tests`` marked ``full``."""
+    return [
+        pytest.param(name, marks=() if name in in_tests else pytest.mark.full)
+        for name in sorted(RENDER_MATRIX)
+    ]
+
+
+@pytest.fixture(scope="session", params=built_params(BUILT_IN_TESTS))
 def built(request: pytest.FixtureRequest, render: Render, render_suite: Render) -> Built:
     """Each render of the matrix, built and installed once per test session."""
     answers = RENDER_MATRIX[request.param]
     project = render(answers, name=request.param)
     return build_and_install(project, answers, render_suite(answers, name=request.param))
+
+
+# --- tier membership: what builds is marked ---------------------------------------------------
+
+# A test that reaches one of these names (itself, through a fixture it requests, or through a
+# function of its module that either calls) builds or installs a render: it must not be in the
+# quick tier. A command list that starts with "uv" (build, venv, pip, sync, lock) counts too.
+BUILDERS = frozenset({"build_and_install", "built"})
+TIER_REPORT = "CUDA_TEMPLATE_TIER_REPORT"
+
+
+_FOUND: dict[Any, str | None] = {}  # code object -> its builder; a suite shares most fixtures
+
+
+def _builder_in(func: Callable[..., Any]) -> str | None:
+    """The first builder that ``func``'s body (or a function of its module it calls) reaches."""
+    func = inspect.unwrap(func)
+    code = getattr(func, "__code__", None)
+    if code is None or not Path(code.co_filename).is_relative_to(REPO_ROOT):
+        return None
+    if code not in _FOUND:
+        _FOUND[code] = None  # a function that calls itself, or one that calls it back
+        _FOUND[code] = _builder_in_body(func)
+    return _FOUND[code]
+
+
+def _builder_in_body(func: Any) -> str | None:
+    tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(func)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in BUILDERS:
+            return f"{func.__name__} uses {node.id}"
+        if isinstance(node, ast.arg) and node.arg in BUILDERS:
+            return f"{func.__name__} requests {node.arg}"
+        if (
+            isinstance(node, ast.List)
+            and node.elts
+            and isinstance(node.elts[0], ast.Constant)
+            and node.elts[0].value == "uv"
+        ):
+            return f"{func.__name__} runs uv"
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            callee = func.__globals__.get(node.id)
+            if inspect.isfunction(callee) and (found := _builder_in(callee)):
+                return found
+    return None
+
+
+def builds(item: pytest.Item) -> str | None:
+    """Why ``item`` builds or installs a render (None when it does neither)."""
+    if isinstance(item, pytest.Function) and (found := _builder_in(item.function)):
+        return found
+    info = getattr(item, "_fixtureinfo", None)
+    for name in getattr(item, "fixturenames", ()):
+        if name in BUILDERS:
+            return f"requests {name}"
+        for fixturedef in info.name2fixturedefs.get(name, ()) if info else ():
+            if found := _builder_in(fixturedef.func):
+                return found
+    return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With CUDA_TEMPLATE_TIER_REPORT set, write each collected test's markers and builder."""
+    report = os.environ.get(TIER_REPORT)
+    if not report:
+        return
+    rows = [
+        {
+            "nodeid": item.nodeid,
+            "markers": sorted({mark.name for mark in item.iter_markers()}),
+            "builds": builds(item),
+        }
+        for item in session.items
+    ]
+    Path(report).write_text(json.dumps(rows, indent=1), encoding="utf-8")

@@ -42,8 +42,8 @@ from markdown_it import MarkdownIt
 from validate_pyproject import api as validate_pyproject_api
 
 # In CI every run tries the same examples (a red build must be reproducible); locally each run
-# explores new ones. ANSWER_EXAMPLES raises the count for a longer hunt.
-EXAMPLES = int(os.environ.get("ANSWER_EXAMPLES", "25"))
+# explores new ones. How many: the hypothesis profile (tests/conftest.py), 10 by default and
+# 100 in `nox -s tests_full`; `--hypothesis-profile=full` asks for the longer hunt anywhere.
 IN_CI = bool(os.environ.get("CI"))
 TOOLS = Path(sys.executable).parent
 MAX_NAME: int = copier_settings()["max_name_length"]["default"]
@@ -275,7 +275,6 @@ def render_plain(template: Path, dst: Path, answers: dict[str, Any]) -> None:
 
 
 @settings(
-    max_examples=EXAMPLES,
     deadline=None,
     derandomize=IN_CI,  # and with it no example database
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -314,7 +313,8 @@ def test_answers_are_refused_with_a_message_or_render_a_green_project(
         shutil.rmtree(dst.parent, ignore_errors=True)
 
 
-@pytest.mark.slow
+# Four builds: the full tier's (the README's tier builds the default answers in test_build.py).
+@pytest.mark.full
 @settings(max_examples=4, deadline=None, derandomize=True, database=None)
 @given(answers=answer_sets())
 def test_accepted_answers_build_and_pass_their_own_tests(

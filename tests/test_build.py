@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import Built, run
+from conftest import OWNED_SUITE_IN_TESTS, Built, built_params, run
 
 pytestmark = pytest.mark.slow
 
@@ -94,6 +94,7 @@ def test_generated_tests_pass_against_the_installed_wheel(built: Built) -> None:
     assert " failed" not in out
 
 
+@pytest.mark.parametrize("built", built_params(OWNED_SUITE_IN_TESTS), indirect=True)
 def test_owned_code_tests_pass_beside_the_projects_own(built: Built) -> None:
     # The exhaustive tests of the GPU module, the doctor and the kernel machinery, against the
     # same installed wheel: more tests than the project's own, and none of them fails.

@@ -251,7 +251,7 @@ def test_retired_mkdocs_answer_renders_the_sphinx_site(render: Render) -> None:
     assert (mismatch, errors) == ([], [])
 
 
-@pytest.mark.slow
+@pytest.mark.full  # the docs floors on the oldest Python: the full tier's floors
 def test_generated_site_builds_strictly_with_the_lowest_allowed_releases(
     render: Render, tmp_path: Path
 ) -> None:

@@ -135,7 +135,18 @@ def newest_python_wheels(render: Render) -> tuple[str, Built]:
     return major, with_real_wheels(render, major, newest_python())
 
 
-@pytest.fixture(scope="module", params=[*MAJORS, "newest-python"])
+# The newest major's wheels on the minimum and the newest Python in the README's tier; each
+# older major's in the full tier.
+@pytest.fixture(
+    scope="module",
+    params=[
+        *(
+            pytest.param(major, marks=() if major == MAJORS[-1] else pytest.mark.full)
+            for major in MAJORS
+        ),
+        "newest-python",
+    ],
+)
 def real_wheels(request: pytest.FixtureRequest, render: Render) -> tuple[str, Built]:
     """Each CUDA major's real wheels on the project's minimum Python, then on the newest."""
     if request.param == "newest-python":
@@ -263,6 +274,7 @@ def with_jax(render: Render) -> Built:
     return built
 
 
+@pytest.mark.full  # a library alone: the full tier's
 def test_jax_interop_tests_run_and_pass_on_the_cpu(with_jax: Built) -> None:
     out = run(
         [*pytest_in(with_jax), "-v", "tests/test_dlpack_jax.py"],
@@ -277,6 +289,7 @@ def test_jax_interop_tests_run_and_pass_on_the_cpu(with_jax: Built) -> None:
         assert f"{test} PASSED" in out
 
 
+@pytest.mark.full  # a library alone: the full tier's
 def test_mypy_strict_passes_with_jax_installed(with_jax: Built) -> None:
     # JAX ships type hints: the interop module must satisfy them, not only the stubs-free case.
     out = run([str(with_jax.venv_python), "-m", "mypy", "--no-incremental"], cwd=with_jax.project)

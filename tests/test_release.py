@@ -1,7 +1,7 @@
 """`nox -s release -- X.Y.Z` (tools/release.py), in scratch clones of the working tree.
 
 Each test clones a snapshot of the working tree (tagged v0.0.0, on main), so a release is tried
-on the real CHANGELOG and the real tool, and the repository you work in is never tagged. The quick
+on the real CHANGELOG and the real tool, and the repository you work in is never tagged. The full
 suite is replaced by a recorder: running it here would render the template again inside a test.
 """
 
@@ -48,11 +48,11 @@ def tags(repo: Path) -> list[str]:
 
 
 def no_tests(repo: Path) -> None:
-    """Stands in for the quick suite."""
+    """Stands in for the full suite."""
 
 
 def failing_tests(repo: Path) -> None:
-    raise release.ReleaseError("the quick tests failed (output above): fix them before releasing")
+    raise release.ReleaseError("the full tests failed (output above): fix them before releasing")
 
 
 def test_release_creates_an_annotated_tag_on_head(clone: Path) -> None:
@@ -83,7 +83,7 @@ def test_tests_run_before_the_tag_exists(clone: Path) -> None:
 
 def test_failing_tests_leave_no_tag(clone: Path) -> None:
     write_section(clone)
-    with pytest.raises(release.ReleaseError, match="the quick tests failed"):
+    with pytest.raises(release.ReleaseError, match="the full tests failed"):
         release.release(clone, VERSION, run_tests=failing_tests)
     assert tags(clone) == [WORKING_TREE_TAG]
 
@@ -165,7 +165,7 @@ def test_command_line_prints_the_push_command(
     clone: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_section(clone)
-    monkeypatch.setattr(release, "run_quick_tests", no_tests)
+    monkeypatch.setattr(release, "run_full_tests", no_tests)
     assert release.main([VERSION, "--repo", str(clone)]) == 0
     assert f"    git push --atomic origin main v{VERSION}\n" in capsys.readouterr().out
 

@@ -128,6 +128,7 @@ def test_devcontainer_is_left_out_unless_asked_for(gitlab: Path) -> None:
     assert not (gitlab / ".devcontainer").exists()
 
 
+@pytest.mark.slow  # builds a wheel
 def test_a_source_archive_of_a_tag_builds_with_the_tags_version(
     render: Render, tmp_path: Path
 ) -> None:

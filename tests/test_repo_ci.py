@@ -97,7 +97,7 @@ def _sessions_by_event(workflow: dict[Any, Any]) -> dict[str, set[str]]:
     conditions = {
         None: {"pull_request", "push", "schedule"},
         "github.event_name == 'pull_request'": {"pull_request"},
-        "github.event_name != 'pull_request'": {"push", "schedule"},
+        "github.event_name == 'push'": {"push"},
         "github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'": {"schedule"},
     }
     ran: dict[str, set[str]] = {"pull_request": set(), "push": set(), "schedule": set()}
@@ -114,16 +114,19 @@ def test_pull_requests_run_lint_and_the_quick_tests() -> None:
     assert _sessions_by_event(load(CI))["pull_request"] == {"lint", "tests_quick"}
 
 
-def test_main_runs_lint_and_the_full_tests_and_the_schedule_adds_mutation() -> None:
-    ran = _sessions_by_event(load(CI))
-    assert ran["push"] == {"lint", "tests"}
-    assert ran["schedule"] == {"lint", "tests", "mutation"}
+def test_main_runs_lint_and_the_readmes_tests() -> None:
+    assert _sessions_by_event(load(CI))["push"] == {"lint", "tests"}
 
 
-def test_the_full_tests_check_out_the_history_the_update_tests_render() -> None:
+def test_the_schedule_runs_lint_every_test_and_mutation() -> None:
+    assert _sessions_by_event(load(CI))["schedule"] == {"lint", "tests_full", "mutation"}
+
+
+@pytest.mark.parametrize("job", ["tests", "tests_full"])
+def test_the_tiers_that_update_check_out_the_history_the_update_tests_render(job: str) -> None:
     # A shallow checkout would skip every update from an earlier commit without a failure.
-    job = load(CI)["jobs"]["tests"]
-    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    steps = load(CI)["jobs"][job]["steps"]
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0
 
 
@@ -157,3 +160,12 @@ def test_dependabot_updates_actions_and_python_tools_after_a_cooldown() -> None:
     updates = load(GITHUB / "dependabot.yml")["updates"]
     assert {u["package-ecosystem"] for u in updates} == {"github-actions", "pip"}
     assert all(u["cooldown"]["default-days"] >= 7 for u in updates)
+
+
+def test_the_ci_entry_point_stops_at_the_first_failure_and_runs_lint_then_tests() -> None:
+    # `.ci/run` is what a CI machine without GitHub runs: a failing session must fail the run,
+    # and an empty selection fails too (pytest exits 5 when it ran no test, nox passes that on).
+    script = (REPO_ROOT / ".ci" / "run").read_text("utf-8")
+    assert re.search(r"^set -euo pipefail$", script, flags=re.MULTILINE)
+    commands = re.findall(r"^uvx nox -s (\w+)$", script, flags=re.MULTILINE)
+    assert commands == ["lint", "tests"]

@@ -40,7 +40,14 @@ VARIANTS = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(VARIANTS))
+# The README's tier runs the sessions of the default render; the full tier those of every option.
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(name, marks=() if name == "defaults" else pytest.mark.full)
+        for name in sorted(VARIANTS)
+    ],
+)
 def project(request: pytest.FixtureRequest, render: Render) -> Built:
     """A render in its own git repository (hatch-vcs reads the version from it), with nox."""
     answers = VARIANTS[request.param]

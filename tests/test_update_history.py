@@ -29,6 +29,7 @@ import jinja2
 import pytest
 import yaml
 from conftest import (
+    LAST_RELEASE,
     OWNED_MARKER,
     REPO_ROOT,
     WORKING_TREE_TAG,
@@ -144,10 +145,21 @@ def previous_version() -> str | None:
 
 
 PREVIOUS = previous_version()
+RELEASE = Sample(
+    "release",
+    LAST_RELEASE.commit,
+    f"the last release, v{LAST_RELEASE.version}: the update a user runs next",
+)
 SAMPLES = (
-    *(sample for sample in SAMPLED if sample.commit != PREVIOUS),
+    *(s for s in (*SAMPLED, RELEASE) if s.commit != PREVIOUS),
     Sample("previous", PREVIOUS or "", "the previous version: the last step every update takes"),
 )
+# The README's tier updates from the newest versions; `nox -s tests_full` from every sample.
+SAMPLES_IN_TESTS = ("release", "previous")
+SAMPLE_PARAMS = [
+    pytest.param(s, id=s.name, marks=() if s.name in SAMPLES_IN_TESTS else pytest.mark.full)
+    for s in SAMPLES
+]
 ANSWER_SETS = ("defaults", "all-options")
 
 
@@ -383,7 +395,7 @@ def updated_from(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("answer_set", ANSWER_SETS)
-@pytest.mark.parametrize("sample", SAMPLES, ids=[s.name for s in SAMPLES])
+@pytest.mark.parametrize("sample", SAMPLE_PARAMS)
 def test_update_from_an_earlier_version_is_a_fresh_render_plus_the_users_files(
     sample: Sample,
     answer_set: str,
@@ -407,7 +419,7 @@ def test_update_from_an_earlier_version_is_a_fresh_render_plus_the_users_files(
     assert [rel for rel in want if have[rel] != want[rel]] == []
 
 
-@pytest.mark.slow
+@pytest.mark.full  # an older sample's update
 @pytest.mark.parametrize("answer_set", ANSWER_SETS)
 def test_an_update_from_a_one_major_version_keeps_its_one_extra(
     answer_set: str, updated_from: Callable[[Sample, str], Updated]
@@ -425,7 +437,10 @@ def test_an_update_from_a_one_major_version_keeps_its_one_extra(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", TESTED_SAMPLES)
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.full if n == "first" else ()) for n in TESTED_SAMPLES],
+)
 def test_project_tests_pass_after_the_update(
     name: str, updated_from: Callable[[Sample, str], Updated], tmp_path: Path
 ) -> None:
