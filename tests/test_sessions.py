@@ -162,12 +162,14 @@ class RecordingSession:
     def __init__(self) -> None:
         self.posargs: list[str] = []
         self.calls: list[tuple[str, ...]] = []
+        self.envs: list[object] = []  # the env= of each run, in order
 
     def install(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("install", *args))
 
     def run(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("run", *args))
+        self.envs.append(kwargs.get("env"))
 
     def error(self, message: str) -> None:
         raise SessionError(message)
@@ -187,6 +189,8 @@ def gpu_noxfile(render: Render) -> Any:
     noxfile: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(noxfile)
     noxfile._no_gpu_reason = lambda: None
+    noxfile.real_pycuda_unbuildable = noxfile._pycuda_unbuildable
+    noxfile._pycuda_unbuildable = lambda: None  # a runner with the CUDA toolkit and g++
     return noxfile
 
 
@@ -208,7 +212,60 @@ def test_gpu_session_installs_the_extra_of_the_newest_major_the_driver_runs_and_
         ("install", f".[cuda{major},pycuda]", "--group", "test"),
         ("run", "python", "-m", f"{package}.doctor", "--probe"),
     ]
-    assert session.calls[2][:2] == ("run", "pytest")
+    assert session.calls[2:] == [
+        ("run", "pytest", "-m", "not large"),
+        ("run", "pytest", "-m", "large"),
+    ]
+
+
+def test_gpu_session_runs_the_large_array_tests_in_a_process_of_their_own_without_jax_prealloc(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
+    session = RecordingSession()
+    gpu_noxfile.tests_gpu(session)
+    runs = [call for call in session.calls if call[:2] == ("run", "pytest")]
+    assert [call[2:4] for call in runs] == [("-m", "not large"), ("-m", "large")]
+    for env in session.envs[-2:]:
+        assert env == {
+            "REQUIRE_GPU": "1",
+            "FORCE_CPU": "0",
+            "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+        }
+
+
+def test_gpu_session_leaves_pycuda_and_its_gpu_tests_out_where_it_cannot_be_built(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
+    monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
+    monkeypatch.setattr(gpu_noxfile, "_pycuda_unbuildable", lambda: "no C++ compiler on PATH")
+    session = RecordingSession()
+    gpu_noxfile.tests_gpu(session)
+    says = "PyCUDA and its GPU tests left out: no C++ compiler on PATH"
+    assert session.calls[0] == ("warn", says)
+    assert session.calls[1] == ("install", f".[cuda{MAJORS[-1]}]", "--group", "test")
+    ignored = ("--ignore=tests/test_kernels_pycuda.py", "--ignore=tests/test_large_pycuda.py")
+    assert session.calls[3] == ("run", "pytest", "-m", "not large", *ignored)
+    assert session.calls[4] == ("run", "pytest", "-m", "large", *ignored)
+
+
+def test_pycuda_is_buildable_with_a_compiler_and_a_toolkit_that_has_cuda_h_and_curand_h(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    check = gpu_noxfile.real_pycuda_unbuildable
+    for name in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no nvcc, no compiler
+    monkeypatch.setattr(gpu_noxfile, "_cxx", lambda: None)
+    assert check() == "no C++ compiler on PATH (apt-get install g++)"
+    monkeypatch.setattr(gpu_noxfile, "_cxx", lambda: "/usr/bin/g++")
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cuda.h").touch()
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    assert "no CUDA toolkit with cuda.h and curand.h" in check()  # curand.h is missing
+    (tmp_path / "include" / "curand.h").touch()
+    assert check() is None
 
 
 def test_gpu_session_takes_the_newest_major_when_the_driver_cannot_say(
