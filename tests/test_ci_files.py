@@ -216,6 +216,14 @@ def test_hosted_gpu_job_is_capped_in_time_and_cancels_superseded_runs(hosted: Pa
     assert "github.event.pull_request.number" in workflow["concurrency"]["group"]
 
 
+def test_readme_states_the_hosted_jobs_time_cap_and_its_cost(hosted: Path) -> None:
+    minutes = gpu_job(hosted)["timeout-minutes"]
+    majors = len(gpu_job(hosted)["strategy"]["matrix"]["cuda"])
+    readme = " ".join((hosted / "README.md").read_text("utf-8").split())
+    assert f"Each job stops after {minutes} minutes" in readme
+    assert f"costs at most ${minutes * 0.05 * majors:.2f} ({majors} jobs)" in readme
+
+
 def run_steps(job: dict[str, Any]) -> list[str]:
     """Each step's commands, continuation lines joined and whitespace collapsed."""
     texts = [step["run"].replace("\\\n", " ") for step in job["steps"] if "run" in step]
