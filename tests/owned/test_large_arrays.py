@@ -121,5 +121,5 @@ def test_nvml_answers_where_cupy_is_not_installed(
 ) -> None:
     monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy raises ImportError
     monkeypatch.setattr(large_arrays, "_nvml_memory", lambda: (2 * GIB, 16 * GIB))
-    with pytest.raises(pytest.skip.Exception, match="this GPU has 16.0 GiB in all"):
+    with pytest.raises(pytest.skip.Exception, match=r"this GPU has 16\.0 GiB in all"):
         device_room(arrays=3)
