@@ -6,6 +6,7 @@ checks that can run offline. How a user verifies the image itself is in the gene
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from pathlib import Path
@@ -13,7 +14,16 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import WORKING_TREE_TAG, Render, copy_template, git, run, tool, update_project
+from conftest import (
+    REPO_ROOT,
+    WORKING_TREE_TAG,
+    Render,
+    copy_template,
+    git,
+    run,
+    tool,
+    update_project,
+)
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
@@ -354,3 +364,39 @@ def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(
 def test_dockerignore_keeps_the_build_context_small(render: Render) -> None:
     ignored = (render({}, name="dockerignore") / ".dockerignore").read_text("utf-8").split()
     assert {".git", ".venv", ".nox", "dist"} <= set(ignored)
+
+
+# --- what the hosted runner's Tesla T4 needs, checked without one ---------------------------------
+
+T4 = 75  # compute capability 7.5, as nvcc numbers it
+PACKAGE_TEMPLATE = REPO_ROOT / "template" / "src" / "{{ package_name }}"
+
+
+def doctor_rule() -> Any:
+    """The doctor's own ``_runs_on`` (does code for these architectures run on this GPU?)."""
+    source = (PACKAGE_TEMPLATE / "doctor" / "_extension.py").read_text("utf-8")
+    (function,) = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef) and node.name == "_runs_on"
+    ]
+    namespace: dict[str, Any] = {}
+    exec(compile(ast.Module([function], []), "_extension.py", "exec"), namespace)
+    return namespace["_runs_on"]
+
+
+@pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
+def test_the_extension_of_every_major_carries_code_a_t4_runs(major: str) -> None:
+    architectures = tuple(MATRIX["majors"][major]["extension"]["architectures"])
+    assert doctor_rule()(T4, architectures), architectures
+    # Machine code, not only PTX: a T4 must not wait for the driver to compile the kernels.
+    assert any(arch // 10 == T4 // 10 and arch <= T4 for arch in architectures)
+
+
+def test_the_doctor_rule_refuses_a_gpu_older_than_every_architecture() -> None:
+    assert not doctor_rule()(70, (75, 80, 90))  # a V100 under CUDA 13's list
+
+
+def test_the_numba_kernels_ptx_is_checked_for_a_t4() -> None:
+    source = (PACKAGE_TEMPLATE / "kernels" / "_numba_cuda.py").read_text("utf-8")
+    assert re.search(r"^PTX_CC = \(7, 5\)", source, flags=re.MULTILINE)
