@@ -156,6 +156,10 @@ class SessionError(Exception):
     """What ``session.error`` raises in nox: the session stops there."""
 
 
+class SessionSkip(Exception):
+    """What ``session.skip`` raises in nox: the session ends, skipped."""
+
+
 class RecordingSession:
     """Stands in for nox's session: records what would be installed and run."""
 
@@ -173,6 +177,9 @@ class RecordingSession:
 
     def error(self, message: str) -> None:
         raise SessionError(message)
+
+    def skip(self, message: str) -> None:
+        raise SessionSkip(message)
 
     def warn(self, message: str) -> None:
         self.calls.append(("warn", message))
@@ -347,3 +354,40 @@ def test_ci_installs_take_the_versions_the_lock_pins(render: Render, tmp_path: P
         check=True,
     ).stdout.strip()
     assert installed == "6.100.0"
+
+
+def session_in(venv: Path) -> RecordingSession:
+    """A recording session whose environment is ``venv`` (made with ``uv venv``)."""
+    session = RecordingSession()
+    session.bin = str(venv / "bin")  # type: ignore[attr-defined]
+    return session
+
+
+def test_simulator_session_is_skipped_with_uvs_reason_where_numba_cuda_cannot_join(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A project that needs NumPy >= 2.5, which numba-cuda's cap (< 2.5) cannot share a venv with.
+    run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
+    pyproject = (
+        '[project]\nname = "needs-new-numpy"\nversion = "1"\ndependencies = ["numpy>=2.5"]\n'
+    )
+    (tmp_path / "pyproject.toml").write_text(pyproject, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    session = session_in(tmp_path / "venv")
+    with pytest.raises(SessionSkip) as skipped:
+        gpu_noxfile.tests_sim(session)
+    message = str(skipped.value)
+    assert message.startswith("numba-cuda (the CUDA simulator) cannot be installed here: ")
+    assert message.endswith("we can conclude that your requirements are unsatisfiable.")
+    assert "numpy<2.5 and numpy>=2.5" in message
+    assert session.calls == []  # nothing installed, nothing run
+
+
+def test_simulator_session_installs_numba_cuda_where_it_can_join(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    run(["uv", "venv", "-q", "-p", "3.11", str(tmp_path / "venv")], cwd=tmp_path)
+    monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
+    session = session_in(tmp_path / "venv")
+    gpu_noxfile.tests_sim(session)
+    assert session.calls[0] == ("install", ".", "--group", "test", *gpu_noxfile.NUMBA_CUDA)
