@@ -163,6 +163,7 @@ class RecordingSession:
         self.posargs: list[str] = []
         self.calls: list[tuple[str, ...]] = []
         self.envs: list[object] = []  # the env= of each run, in order
+        self.success_codes: list[object] = []  # and its success_codes=
 
     def install(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("install", *args))
@@ -170,6 +171,7 @@ class RecordingSession:
     def run(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("run", *args))
         self.envs.append(kwargs.get("env"))
+        self.success_codes.append(kwargs.get("success_codes"))
 
     def error(self, message: str) -> None:
         raise SessionError(message)
@@ -232,6 +234,8 @@ def test_gpu_session_runs_the_large_array_tests_in_a_process_of_their_own_withou
             "FORCE_CPU": "0",
             "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
         }
+    # A project without large tests selects none there (pytest's 5); the other run must test.
+    assert session.success_codes[-2:] == [None, [0, 5]]
 
 
 def test_gpu_session_leaves_pycuda_and_its_gpu_tests_out_where_it_cannot_be_built(
