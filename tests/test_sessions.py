@@ -395,3 +395,21 @@ def test_simulator_session_installs_numba_cuda_where_it_can_join(
         ("run", "coverage", "run", "-m", "pytest", "-m", "cudasim"),
         ("run", "pytest", *gpu_noxfile.TOOLCHAIN_TESTS),
     ]
+
+
+def test_gpu_session_with_the_extension_stops_at_once_without_a_cpp_compiler(
+    render: Render, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = render({"gpu_libraries": ["cupy"], "extension": "cuda-cpp"}, name="gpu-session-ext")
+    spec = importlib.util.spec_from_file_location("extension_noxfile", project / "noxfile.py")
+    assert spec is not None
+    assert spec.loader is not None
+    noxfile: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    monkeypatch.setattr(noxfile, "_no_gpu_reason", lambda: None)
+    monkeypatch.setattr(noxfile, "_cxx", lambda: None)
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
+    session = RecordingSession()
+    with pytest.raises(SessionError, match="the CUDA extension builds from source and needs a C"):
+        noxfile.tests_gpu(session)
+    assert session.calls == []  # nothing installed: the build would fail at its first compile
