@@ -20,11 +20,12 @@ from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Render
 # 10,886), for an extra per CUDA major (the driver-aware advice of the GPU module, the doctor
 # and tests_gpu, the Docker stage and the install table per major) and for kernel types that
 # check their callers; the compiled extension, off by default, adds nothing to these renders.
-# Raised to 7,800 and 11,400 (measured 7,780 and 11,296) for the tests past 2**31 elements of
-# every route, one small file per route so that each leaves with its option, the GPU CI section
-# of the README, tests_gpu's checks of what the runner can build and the table of GPUs' peaks.
+# Raised to 7,850 and 11,400 (measured 7,811 and 11,329) for the tests past 2**31 elements of
+# every route, one small file per route so that each leaves with its option (and the guide's
+# example of one for the user's kernel), the GPU CI section of the README, tests_gpu's checks of
+# what the runner can build and the table of GPUs' peaks.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 7_800),
+    "defaults": ({}, 7_850),
     "all-options": (
         {
             "gpu_libraries": ALL_LIBRARIES,
