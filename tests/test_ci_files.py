@@ -6,13 +6,24 @@ checks that can run offline. How a user verifies the image itself is in the gene
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import Render, run, tool
+from conftest import (
+    REPO_ROOT,
+    WORKING_TREE_TAG,
+    Render,
+    copy_template,
+    git,
+    run,
+    tool,
+    update_project,
+)
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
@@ -28,6 +39,21 @@ def github(render: Render) -> Path:
 @pytest.fixture(scope="module")
 def gitlab(render: Render) -> Path:
     return render({"ci": "gitlab", "cuda_majors": [12]}, name="ci-gitlab")
+
+
+# Every major of the matrix (the default), so that the job of each is checked.
+HOSTED = {"ci": "github", "gpu_ci": "github-hosted", "gpu_libraries": ["cupy", "numba"]}
+
+
+@pytest.fixture(scope="module")
+def hosted(render: Render) -> Path:
+    return render(HOSTED, name="ci-github-hosted")
+
+
+def gpu_job(project: Path) -> dict[str, Any]:
+    workflow: dict[str, Any] = yaml.safe_load((project / ".github/workflows/gpu.yml").read_text())
+    job: dict[str, Any] = workflow["jobs"]["tests_gpu"]
+    return job
 
 
 @pytest.mark.parametrize(
@@ -48,6 +74,18 @@ def gitlab(render: Render) -> Path:
 )
 def test_github_render_files_match_their_schemas(github: Path, schema: str, path: str) -> None:
     run([tool("check-jsonschema"), "--builtin-schema", schema, path], cwd=github)
+
+
+@pytest.mark.parametrize(
+    "schema", ["vendor.github-workflows", "custom.github-workflows-require-timeout"]
+)
+def test_hosted_gpu_workflow_matches_its_schemas(hosted: Path, schema: str) -> None:
+    run([tool("check-jsonschema"), "--builtin-schema", schema, ".github/workflows/gpu.yml"], hosted)
+
+
+def test_zizmor_finds_nothing_in_the_hosted_gpu_workflow(hosted: Path) -> None:
+    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=hosted)
+    assert "No findings to report" in out
 
 
 def test_gitlab_ci_matches_its_schema(gitlab: Path) -> None:
@@ -141,9 +179,175 @@ def test_gpu_workflow_is_opt_in_and_requires_the_gpu(github: Path) -> None:
 
 
 def test_gitlab_gpu_job_is_opt_in_on_a_tagged_runner(gitlab: Path) -> None:
-    ci = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))
-    assert ci["tests_gpu"]["rules"] == [{"if": "$GPU_RUNNER_TAG"}]
-    assert ci["tests_gpu"]["variables"]["REQUIRE_GPU"] == "1"
+    job = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]
+    assert job["tags"] == ["$GPU_RUNNER_TAG"]
+    assert job["rules"][0] == {
+        "if": '$GPU_RUNNER_TAG == null || $GPU_RUNNER_TAG == ""',
+        "when": "never",
+    }
+    assert job["variables"]["REQUIRE_GPU"] == "1"
+
+
+def test_gitlab_gpu_job_runs_a_merge_request_only_with_the_label_and_never_from_a_fork(
+    gitlab: Path,
+) -> None:
+    rules = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]["rules"]
+    assert rules[1:] == [
+        {"if": '$CI_PIPELINE_SOURCE != "merge_request_event"'},
+        {
+            "if": "$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH == $CI_PROJECT_PATH"
+            " && $CI_MERGE_REQUEST_LABELS =~ /(^|,)gpu-ci(,|$)/"
+        },
+    ]
+
+
+def test_gitlab_gpu_job_runs_the_gpu_sessions_with_its_majors_extra_and_keeps_the_figures(
+    gitlab: Path,
+) -> None:
+    job = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]
+    export, tests, bench = job["script"]
+    assert 'uv export --locked --extra "cuda$CUDA_MAJOR"' in export
+    assert tests == f"uvx nox@{PINS['tools']['nox']} -s tests_gpu"
+    assert f'uvx nox@{PINS["tools"]["nox"]} -s bench > "bench-cuda$CUDA_MAJOR.txt"' in bench
+    assert job["artifacts"]["paths"] == ["bench-cuda*.txt"]
+
+
+def test_hosted_gpu_job_runs_by_hand_weekly_and_on_labelled_pull_requests(hosted: Path) -> None:
+    workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
+    assert set(workflow[True]) == {"workflow_dispatch", "schedule", "pull_request"}
+    assert "labeled" in workflow[True]["pull_request"]["types"]
+    assert "push" not in workflow[True]  # a merge does not bill a run
+
+
+def test_hosted_gpu_job_never_runs_for_a_fork_or_an_unlabelled_pull_request(hosted: Path) -> None:
+    condition = " ".join(gpu_job(hosted)["if"].split())
+    assert condition.startswith("${{ vars.GPU_RUNNER_LABEL != '' && !github.event.repository.fork")
+    assert "contains(github.event.pull_request.labels.*.name, 'gpu-ci')" in condition
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in condition
+
+
+def test_hosted_gpu_job_is_capped_in_time_and_cancels_superseded_runs(hosted: Path) -> None:
+    workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
+    assert gpu_job(hosted)["timeout-minutes"] <= 60
+    assert workflow["concurrency"]["cancel-in-progress"] is True
+    assert "github.event.pull_request.number" in workflow["concurrency"]["group"]
+
+
+def test_readme_states_the_hosted_jobs_time_cap_and_its_cost(hosted: Path) -> None:
+    minutes = gpu_job(hosted)["timeout-minutes"]
+    majors = len(gpu_job(hosted)["strategy"]["matrix"]["cuda"])
+    readme = " ".join((hosted / "README.md").read_text("utf-8").split())
+    assert f"Each job stops after {minutes} minutes" in readme
+    assert f"costs at most ${minutes * 0.05 * majors:.2f} ({majors} jobs)" in readme
+
+
+def run_steps(job: dict[str, Any]) -> list[str]:
+    """Each step's commands, continuation lines joined and whitespace collapsed."""
+    texts = [step["run"].replace("\\\n", " ") for step in job["steps"] if "run" in step]
+    return [" ".join(text.split()) for text in texts]
+
+
+def test_hosted_gpu_job_runs_exactly_the_lock_export_tests_gpu_and_bench(hosted: Path) -> None:
+    nox = f"uvx nox@{PINS['tools']['nox']}"
+    assert run_steps(gpu_job(hosted)) == [
+        'uv export --locked --extra "cuda${CUDA_MAJOR}" --all-groups --no-hashes'
+        ' --no-emit-project --output-file "${RUNNER_TEMP}/uv-lock.txt"'
+        ' echo "LOCK_CONSTRAINTS=${RUNNER_TEMP}/uv-lock.txt" >> "${GITHUB_ENV}"',
+        f"{nox} -s tests_gpu",
+        f'{nox} -s bench 2>&1 | tee "bench-cuda${{CUDA_MAJOR}}.txt"',
+    ]
+
+
+def test_hosted_gpu_job_uploads_the_benchmark_figures_of_each_major(hosted: Path) -> None:
+    (upload,) = [s for s in gpu_job(hosted)["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert upload["uses"] == PINS["actions"]["upload-artifact"].split(" #")[0]
+    assert upload["with"]["name"] == "bench-cuda${{ matrix.cuda }}"
+    assert upload["with"]["path"] == "bench-cuda*.txt"
+
+
+class Recorder:
+    """Stands in for nox's session: what a session would install and run, and with what."""
+
+    def __init__(self) -> None:
+        self.posargs: list[str] = []
+        self.calls: list[tuple[str, ...]] = []
+
+    def install(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("install", *args))
+
+    def run(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("run", *args))
+
+    def log(self, message: str) -> None:
+        self.calls.append(("log", message))
+
+    def warn(self, message: str) -> None:
+        self.calls.append(("warn", message))
+
+
+def rendered_noxfile(project: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"noxfile_{project.name}", project / "noxfile.py")
+    assert spec is not None
+    assert spec.loader is not None
+    noxfile: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    noxfile._no_gpu_reason = lambda: None  # the job's runner has a GPU
+    return noxfile
+
+
+def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_tests(
+    hosted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job = gpu_job(hosted)
+    assert job["strategy"]["matrix"]["cuda"] == sorted(MATRIX["majors"])
+    assert job["env"] == {"REQUIRE_GPU": "1", "CUDA_MAJOR": "${{ matrix.cuda }}"}
+    noxfile = rendered_noxfile(hosted)
+    monkeypatch.chdir(hosted)
+    for major in job["strategy"]["matrix"]["cuda"]:
+        monkeypatch.setenv("CUDA_MAJOR", major)  # what the job's env sets for this major
+        tests, bench = Recorder(), Recorder()
+        noxfile.tests_gpu(tests)
+        noxfile.bench(bench)
+        assert tests.calls[:2] == [
+            ("install", f".[cuda{major}]", "--group", "test"),
+            ("run", "python", "-m", "my_gpu_project.doctor", "--probe"),
+        ]
+        assert [call[:2] for call in tests.calls[2:]] == [("run", "pytest")] * 2
+        assert bench.calls[0] == ("install", f".[cuda{major}]")
+
+
+def test_a_project_from_before_the_question_keeps_its_self_hosted_job_on_update(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    answers = {"gpu_libraries": ["cupy", "numba"]}
+    project = copy_template(template_repo, tmp_path / "project", answers, WORKING_TREE_TAG)
+    before = (project / ".github/workflows/gpu.yml").read_text("utf-8")
+    answers_file = project / ".copier-answers.yml"
+    recorded = yaml.safe_load(answers_file.read_text("utf-8"))
+    assert recorded.pop("gpu_ci") == "self-hosted"
+    answers_file.write_text(yaml.safe_dump(recorded), "utf-8")  # as a project from before it
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    update_project(project, WORKING_TREE_TAG)
+    assert (project / ".github/workflows/gpu.yml").read_text("utf-8") == before
+    assert yaml.safe_load(answers_file.read_text("utf-8"))["gpu_ci"] == "self-hosted"
+
+
+def test_hosted_gpu_ci_on_gitlab_is_refused_with_what_to_answer(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    answers = {"ci": "gitlab", "gpu_ci": "github-hosted"}
+    with pytest.raises(ValueError, match="GitHub's hosted GPU runners run GitHub Actions only"):
+        copy_template(template_repo, tmp_path / "project", answers, WORKING_TREE_TAG)
+
+
+def test_no_gpu_ci_renders_no_gpu_job(render: Render) -> None:
+    github = render({"gpu_ci": "none"}, name="ci-no-gpu-github")
+    gitlab = render({"ci": "gitlab", "gpu_ci": "none"}, name="ci-no-gpu-gitlab")
+    assert not (github / ".github/workflows/gpu.yml").exists()
+    assert (github / ".github/workflows/ci.yml").exists()
+    assert "tests_gpu" not in yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))
 
 
 @pytest.mark.parametrize(
@@ -167,3 +371,39 @@ def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(
 def test_dockerignore_keeps_the_build_context_small(render: Render) -> None:
     ignored = (render({}, name="dockerignore") / ".dockerignore").read_text("utf-8").split()
     assert {".git", ".venv", ".nox", "dist"} <= set(ignored)
+
+
+# --- what the hosted runner's Tesla T4 needs, checked without one ---------------------------------
+
+T4 = 75  # compute capability 7.5, as nvcc numbers it
+PACKAGE_TEMPLATE = REPO_ROOT / "template" / "src" / "{{ package_name }}"
+
+
+def doctor_rule() -> Any:
+    """The doctor's own ``_runs_on`` (does code for these architectures run on this GPU?)."""
+    source = (PACKAGE_TEMPLATE / "doctor" / "_extension.py").read_text("utf-8")
+    (function,) = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef) and node.name == "_runs_on"
+    ]
+    namespace: dict[str, Any] = {}
+    exec(compile(ast.Module([function], []), "_extension.py", "exec"), namespace)
+    return namespace["_runs_on"]
+
+
+@pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
+def test_the_extension_of_every_major_carries_code_a_t4_runs(major: str) -> None:
+    architectures = tuple(MATRIX["majors"][major]["extension"]["architectures"])
+    assert doctor_rule()(T4, architectures), architectures
+    # Machine code, not only PTX: a T4 must not wait for the driver to compile the kernels.
+    assert any(arch // 10 == T4 // 10 and arch <= T4 for arch in architectures)
+
+
+def test_the_doctor_rule_refuses_a_gpu_older_than_every_architecture() -> None:
+    assert not doctor_rule()(70, (75, 80, 90))  # a V100 under CUDA 13's list
+
+
+def test_the_numba_kernels_ptx_is_checked_for_a_t4() -> None:
+    source = (PACKAGE_TEMPLATE / "kernels" / "_numba_cuda.py").read_text("utf-8")
+    assert re.search(r"^PTX_CC = \(7, 5\)", source, flags=re.MULTILINE)

@@ -169,12 +169,16 @@ class RecordingSession:
     def __init__(self) -> None:
         self.posargs: list[str] = []
         self.calls: list[tuple[str, ...]] = []
+        self.envs: list[object] = []  # the env= of each run, in order
+        self.success_codes: list[object] = []  # and its success_codes=
 
     def install(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("install", *args))
 
     def run(self, *args: str, **kwargs: object) -> None:
         self.calls.append(("run", *args))
+        self.envs.append(kwargs.get("env"))
+        self.success_codes.append(kwargs.get("success_codes"))
 
     def error(self, message: str) -> None:
         raise SessionError(message)
@@ -194,6 +198,8 @@ def gpu_noxfile(render: Render) -> Any:
     noxfile: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(noxfile)
     noxfile._no_gpu_reason = lambda: None
+    noxfile.real_pycuda_unbuildable = noxfile._pycuda_unbuildable
+    noxfile._pycuda_unbuildable = lambda: None  # a runner with the CUDA toolkit and g++
     return noxfile
 
 
@@ -215,7 +221,62 @@ def test_gpu_session_installs_the_extra_of_the_newest_major_the_driver_runs_and_
         ("install", f".[cuda{major},pycuda]", "--group", "test"),
         ("run", "python", "-m", f"{package}.doctor", "--probe"),
     ]
-    assert session.calls[2][:2] == ("run", "pytest")
+    assert session.calls[2:] == [
+        ("run", "pytest", "-m", "not large"),
+        ("run", "pytest", "-m", "large"),
+    ]
+
+
+def test_gpu_session_runs_the_large_array_tests_in_a_process_of_their_own_without_jax_prealloc(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
+    session = RecordingSession()
+    gpu_noxfile.tests_gpu(session)
+    runs = [call for call in session.calls if call[:2] == ("run", "pytest")]
+    assert [call[2:4] for call in runs] == [("-m", "not large"), ("-m", "large")]
+    for env in session.envs[-2:]:
+        assert env == {
+            "REQUIRE_GPU": "1",
+            "FORCE_CPU": "0",
+            "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+        }
+    # A project without large tests selects none there (pytest's 5); the other run must test.
+    assert session.success_codes[-2:] == [None, [0, 5]]
+
+
+def test_gpu_session_leaves_pycuda_and_its_gpu_tests_out_where_it_cannot_be_built(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
+    monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
+    monkeypatch.setattr(gpu_noxfile, "_pycuda_unbuildable", lambda: "no C++ compiler on PATH")
+    session = RecordingSession()
+    gpu_noxfile.tests_gpu(session)
+    says = "PyCUDA and its GPU tests left out: no C++ compiler on PATH"
+    assert session.calls[0] == ("warn", says)
+    assert session.calls[1] == ("install", f".[cuda{MAJORS[-1]}]", "--group", "test")
+    ignored = ("--ignore=tests/test_kernels_pycuda.py", "--ignore=tests/test_large_pycuda.py")
+    assert session.calls[3] == ("run", "pytest", "-m", "not large", *ignored)
+    assert session.calls[4] == ("run", "pytest", "-m", "large", *ignored)
+
+
+def test_pycuda_is_buildable_with_a_compiler_and_a_toolkit_that_has_cuda_h_and_curand_h(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    check = gpu_noxfile.real_pycuda_unbuildable
+    for name in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no nvcc, no compiler
+    monkeypatch.setattr(gpu_noxfile, "_cxx", lambda: None)
+    assert check() == "no C++ compiler on PATH (apt-get install g++)"
+    monkeypatch.setattr(gpu_noxfile, "_cxx", lambda: "/usr/bin/g++")
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cuda.h").touch()
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    assert "no CUDA toolkit with cuda.h and curand.h" in check()  # curand.h is missing
+    (tmp_path / "include" / "curand.h").touch()
+    assert check() is None
 
 
 def test_gpu_session_takes_the_newest_major_when_the_driver_cannot_say(
@@ -297,3 +358,65 @@ def test_ci_installs_take_the_versions_the_lock_pins(render: Render, tmp_path: P
         check=True,
     ).stdout.strip()
     assert installed == "6.100.0"
+
+
+def session_in(venv: Path) -> RecordingSession:
+    """A recording session whose environment is ``venv`` (made with ``uv venv``)."""
+    session = RecordingSession()
+    session.bin = str(venv / "bin")  # type: ignore[attr-defined]
+    return session
+
+
+def test_simulator_tests_are_skipped_with_uvs_reason_where_numba_cuda_cannot_join(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A project that needs NumPy >= 2.5, which numba-cuda's cap (< 2.5) cannot share a venv with.
+    run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
+    pyproject = (
+        '[project]\nname = "needs-new-numpy"\nversion = "1"\ndependencies = ["numpy>=2.5"]\n'
+    )
+    (tmp_path / "pyproject.toml").write_text(pyproject, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    session = session_in(tmp_path / "venv")
+    gpu_noxfile.tests_sim(session)
+    (kind, message), install, ptx = session.calls
+    assert kind == "warn"
+    assert message.startswith("simulator tests skipped: numba-cuda cannot be installed here: ")
+    assert message.endswith("we can conclude that your requirements are unsatisfiable.")
+    assert "numpy<2.5 and numpy>=2.5" in message
+    # No simulator run; the PTX tests still run, on the compiler the GPU extra ships.
+    compiler = [req for req in gpu_noxfile.NUMBA_CUDA if req.startswith("numba-cuda-mlir")]
+    assert install == ("install", ".", "--group", "test", *compiler)
+    assert ptx == ("run", "pytest", *gpu_noxfile.TOOLCHAIN_TESTS)
+
+
+def test_simulator_session_installs_numba_cuda_where_it_can_join(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    run(["uv", "venv", "-q", "-p", "3.11", str(tmp_path / "venv")], cwd=tmp_path)
+    monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
+    session = session_in(tmp_path / "venv")
+    gpu_noxfile.tests_sim(session)
+    assert session.calls == [
+        ("install", ".", "--group", "test", *gpu_noxfile.NUMBA_CUDA),
+        ("run", "coverage", "run", "-m", "pytest", "-m", "cudasim"),
+        ("run", "pytest", *gpu_noxfile.TOOLCHAIN_TESTS),
+    ]
+
+
+def test_gpu_session_with_the_extension_stops_at_once_without_a_cpp_compiler(
+    render: Render, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = render({"gpu_libraries": ["cupy"], "extension": "cuda-cpp"}, name="gpu-session-ext")
+    spec = importlib.util.spec_from_file_location("extension_noxfile", project / "noxfile.py")
+    assert spec is not None
+    assert spec.loader is not None
+    noxfile: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    monkeypatch.setattr(noxfile, "_no_gpu_reason", lambda: None)
+    monkeypatch.setattr(noxfile, "_cxx", lambda: None)
+    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
+    session = RecordingSession()
+    with pytest.raises(SessionError, match="the CUDA extension builds from source and needs a C"):
+        noxfile.tests_gpu(session)
+    assert session.calls == []  # nothing installed: the build would fail at its first compile
