@@ -39,7 +39,7 @@ OWNED_TESTS = Path(__file__).resolve().parent / "owned"
 OWNED_MARKER = "Maintained by cuda-template (copier update)"
 
 # Not this suite's tests: they import a rendered package and run inside a render.
-collect_ignore = ["owned"]
+collect_ignore = ["owned", "user_code"]
 
 # Option lists and majors are read from copier.yml and the matrix, never typed here.
 ALL_LIBRARIES = list(library_choices())

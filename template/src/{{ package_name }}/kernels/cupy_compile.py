@@ -50,7 +50,7 @@ def nvrtc_unavailable() -> str | None:
         core: ("assemble_cupy_compiler_options",),
         compiler: ("_NVRTCProgram", "CompileException"),
     }
-    missing = [f"{m.__name__}.{n}" for m, names in needed.items() for n in names if not hasattr(m, n)]
+    missing = [f"{m.__name__}.{n}" for m, ns in needed.items() for n in ns if not hasattr(m, n)]
     if missing:
         return (
             f"CuPy {cupy.__version__} lacks the code generator this check uses ({missing[0]}); "
@@ -123,7 +123,8 @@ def nvrtc_errors(kernel: Any, *args: Any, arch: str = ARCH) -> str:
     # The options CuPy adds itself: its headers, C++17, the architecture (a device's otherwise).
     options = core.assemble_cupy_compiler_options(options)
     options += (f"-arch={arch}", "--device-as-default-execution-space")
-    names = getattr(kernel, "name_expressions", None) if isinstance(kernel, cupy.RawModule) else None
+    # A RawModule's templates are instantiated by name; other kernels have no names to add.
+    names = kernel.name_expressions if isinstance(kernel, cupy.RawModule) else None
     program = compiler._NVRTCProgram(source, "kern.cu", name_expressions=names, method="ptx")
     try:
         program.compile(options)
@@ -190,13 +191,24 @@ def _reduction_source(kernel: Any, args: tuple[Any, ...]) -> str:
         kernel.in_params, kernel.out_params, _dtypes_of(args), ()
     )
     # The index type CuPy picks for fewer than 2**31 elements per output.
-    type_map = _kernel._TypeMap(type_map._pairs + (("IndexT", np.dtype(np.int32)),))
+    type_map = _kernel._TypeMap((*type_map._pairs, ("IndexT", np.dtype(np.int32))))
     infos = _arg_infos(args, in_types + out_types, kernel.nout)
     infos += [_kernel._ArgInfo(_INDEXER, _carray.Indexer, None, 1, True, True)] * 2
     infos.append(_kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(np.int32), 0, True, True))
     code: str = _reduction._ReductionKernel_get_cached_function_code(
-        kernel.nin, kernel.nout, kernel._params, tuple(infos), type_map, kernel.name, 512,
-        kernel.reduce_type, kernel.identity, kernel.map_expr, kernel.reduce_expr,
-        kernel.post_map_expr, kernel.preamble, kernel.options,
+        kernel.nin,
+        kernel.nout,
+        kernel._params,
+        tuple(infos),
+        type_map,
+        kernel.name,
+        512,
+        kernel.reduce_type,
+        kernel.identity,
+        kernel.map_expr,
+        kernel.reduce_expr,
+        kernel.post_map_expr,
+        kernel.preamble,
+        kernel.options,
     )
     return code
