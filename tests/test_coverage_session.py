@@ -39,9 +39,13 @@ def project(render: Render) -> Built:
 
 
 def nox(built: Built, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run the project's own nox (from its dev group) with a private envdir, reused."""
+    """Run the project's own nox (from its dev group) with a private envdir.
+
+    Never reused (``-r``): a reused environment keeps the package as first installed, without
+    a module added since.
+    """
     envdir = built.project.parent / "nox-envs"
-    cmd = [str(built.venv_python), "-m", "nox", "--envdir", str(envdir), "-r", *args]
+    cmd = [str(built.venv_python), "-m", "nox", "--envdir", str(envdir), *args]
     return subprocess.run(
         cmd, cwd=built.project, env=dict(os.environ), capture_output=True, text=True, check=False
     )
@@ -83,7 +87,8 @@ def test_coverage_ignores_data_an_earlier_run_left(project: Built, tmp_path: Pat
     # that combined what it found would pass.
     package = project.project / "src" / "my_gpu_project"
     untested = package / "untested.py"
-    body = "".join(f"    total += {i}\n" for i in range(20))
+    # Big enough to sink the total below the floor: the project has some 200 lines of its own.
+    body = "".join(f"    total += {i}\n" for i in range(80))
     untested.write_text(f"def add() -> int:\n    total = 0\n{body}    return total\n", "utf-8")
     stale = tmp_path / "earlier_run.py"
     stale.write_text("from my_gpu_project import untested\n\nuntested.add()\n", "utf-8")
