@@ -40,10 +40,13 @@ def nvrtc_unavailable() -> str | None:
     """Why CuPy kernels cannot be compiled here, or None when they can."""
     try:
         import cupy
-        from cupy._core import _kernel, _reduction, core
-        from cupy.cuda import compiler, nvrtc
     except (ImportError, OSError, RuntimeError) as exc:  # broken wheels raise all three
         return f"CuPy cannot be imported ({exc!r}); the cuda extra brings it"
+    try:
+        from cupy._core import _kernel, _reduction, core
+        from cupy.cuda import compiler, nvrtc
+    except ImportError as exc:
+        return _generator_moved(cupy, repr(exc))
     needed = {
         _kernel: ("_ArgInfo", "_TypeMap", "_decide_params_type", "_get_elementwise_kernel_code"),
         _reduction: ("_ReductionKernel_get_cached_function_code",),
@@ -52,15 +55,20 @@ def nvrtc_unavailable() -> str | None:
     }
     missing = [f"{m.__name__}.{n}" for m, ns in needed.items() for n in ns if not hasattr(m, n)]
     if missing:
-        return (
-            f"CuPy {cupy.__version__} lacks the code generator this check uses ({missing[0]}); "
-            "update cuda-template (copier update), or pin the CuPy version it was written for"
-        )
+        return _generator_moved(cupy, missing[0])
     try:
         nvrtc.getVersion()
     except Exception as exc:  # whatever loading libnvrtc raises is the reason
         return f"NVRTC cannot be loaded ({exc}); the cuda extra's toolkit wheels bring it"
     return None
+
+
+def _generator_moved(cupy: Any, what: str) -> str:
+    version = getattr(cupy, "__version__", "(unknown version)")
+    return (
+        f"CuPy {version} lacks the code generator this check uses ({what}); update "
+        "cuda-template (copier update), or pin the CuPy version it was written for"
+    )
 
 
 def kernel_source(kernel: Any, *args: Any) -> str:
