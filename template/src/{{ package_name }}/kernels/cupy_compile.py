@@ -174,8 +174,9 @@ def _arg_infos(args: tuple[Any, ...], types: tuple[Any, ...], n_out: int) -> lis
 
 
 def _check_count(kernel: Any, args: tuple[Any, ...]) -> None:
-    if len(args) != kernel.nin:
-        raise TypeError(f"{kernel.name} takes {kernel.nin} inputs, got {len(args)} arguments")
+    inputs = len(kernel.in_params)
+    if len(args) != inputs:
+        raise TypeError(f"{kernel.name} takes {inputs} inputs, got {len(args)} arguments")
 
 
 def _elementwise_source(kernel: Any, args: tuple[Any, ...]) -> str:
@@ -183,7 +184,7 @@ def _elementwise_source(kernel: Any, args: tuple[Any, ...]) -> str:
 
     _check_count(kernel, args)
     in_types, out_types, type_map = kernel._decide_params_type(_dtypes_of(args), ())
-    infos = _arg_infos(args, in_types + out_types, kernel.nout)
+    infos = _arg_infos(args, in_types + out_types, len(kernel.out_params))
     infos.append(_kernel._ArgInfo(_INDEXER, _carray.Indexer, None, 1, True, True))
     code: str = _kernel._get_elementwise_kernel_code(
         tuple(infos), type_map, kernel.params, kernel.operation, kernel.name, kernel.preamble
@@ -199,13 +200,14 @@ def _reduction_source(kernel: Any, args: tuple[Any, ...]) -> str:
         kernel.in_params, kernel.out_params, _dtypes_of(args), ()
     )
     # The index type CuPy picks for fewer than 2**31 elements per output.
-    type_map = _kernel._TypeMap((*type_map._pairs, ("IndexT", np.dtype(np.int32))))
-    infos = _arg_infos(args, in_types + out_types, kernel.nout)
+    index_type = ("IndexT", np.dtype(np.int32))  # codespell:ignore
+    type_map = _kernel._TypeMap((*type_map._pairs, index_type))
+    infos = _arg_infos(args, in_types + out_types, len(kernel.out_params))
     infos += [_kernel._ArgInfo(_INDEXER, _carray.Indexer, None, 1, True, True)] * 2
     infos.append(_kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(np.int32), 0, True, True))
     code: str = _reduction._ReductionKernel_get_cached_function_code(
-        kernel.nin,
-        kernel.nout,
+        len(kernel.in_params),
+        len(kernel.out_params),
         kernel._params,
         tuple(infos),
         type_map,
