@@ -20,8 +20,11 @@ from conftest import ALL_EXAMPLES, ALL_LIBRARIES, Render
 # 10,886), for an extra per CUDA major (the driver-aware advice of the GPU module, the doctor
 # and tests_gpu, the Docker stage and the install table per major) and for kernel types that
 # check their callers; the compiled extension, off by default, adds nothing to these renders.
+# Raised to 8,000 and 11,400 (measured 7,964 and 11,330) for day two in a project (#34): the
+# NVRTC check of the user's CuPy kernels, the conflict-marker test, docs/updating.md, the
+# user's fixtures file and the guide's sections on coverage, library twins and test sessions.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 7_600),
+    "defaults": ({}, 8_000),
     "all-options": (
         {
             "gpu_libraries": ALL_LIBRARIES,
@@ -30,7 +33,7 @@ BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
             "dask": True,
             "devcontainer": True,
         },
-        11_000,
+        11_400,
     ),
 }
 
