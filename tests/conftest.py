@@ -56,7 +56,7 @@ class Release:
 LAST_RELEASE = Release("1.0.0", "44bbbffffd5d6acf2ebd4f8c7e66371d7672dfb5")
 
 # Not this suite's tests: they import a rendered package and run inside a render.
-collect_ignore = ["owned"]
+collect_ignore = ["owned", "user_code"]
 
 # The suite's tiers are pytest markers (pyproject.toml registers them, noxfile.py's TIERS selects
 # by them): `slow` builds or installs a render and runs from `nox -s tests` on; `full` runs in

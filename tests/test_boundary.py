@@ -39,6 +39,7 @@ USER_OWNED = [
     "docs/conf.py",
     "docs/extending.md",
     "src/*/__init__.py",
+    "tests/project_fixtures.py",  # written once (`_skip_if_exists`), the user's from then on
 ]
 RENDERS = ["defaults", "no-libraries", "all-majors"]
 
@@ -50,11 +51,12 @@ def first_line(path: Path) -> str:
 
 
 def owned_code(project: Path) -> set[Path]:
+    users = {path for pattern in USER_OWNED for path in project.glob(pattern)}
     return {
         path
         for pattern in OWNED
         for path in project.glob(pattern)
-        if path.is_file() and path.suffix in MARKER_LINES
+        if path.is_file() and path.suffix in MARKER_LINES and path not in users
     }
 
 
@@ -86,9 +88,13 @@ def test_no_file_outside_the_templates_code_starts_with_the_marker(project: Path
 
 def test_the_files_a_user_edits_exist_and_carry_no_marker(project: Path) -> None:
     found = [path for pattern in USER_OWNED for path in project.glob(pattern)]
-    assert {"pyproject.toml", "noxfile.py", "README.md", "CONTRIBUTING.md"} <= {
-        path.name for path in found
-    }
+    assert {
+        "pyproject.toml",
+        "noxfile.py",
+        "README.md",
+        "CONTRIBUTING.md",
+        "project_fixtures.py",
+    } <= {path.name for path in found}
     assert [str(path) for path in found if OWNED_MARKER in first_line(path)] == []
 
 
