@@ -53,7 +53,10 @@ def named_paths(section: str) -> list[str]:
     return [
         re.sub(r"<[^>]+>", "*", span)
         for span in spans
-        if "/" in span or "." in span.lstrip(".")[1:] or span.startswith(".")
+        if "/" in span
+        or "." in span.lstrip(".")[1:]
+        or span.startswith(".")
+        or re.fullmatch(r"[A-Z][a-z]*file", span)  # Dockerfile, Makefile: no suffix
     ]
 
 
@@ -88,9 +91,10 @@ def differing_paths(old: Path, new: Path) -> list[str]:
 
 def test_a_name_matches_the_whole_path_its_tail_its_folder_or_a_glob() -> None:
     names = named_paths(
-        "`pyproject.toml`, `gpu/_facts.py`, `src/<package>/kernels/`, `docs/*.md`, `cuda12`"
+        "`pyproject.toml`, `gpu/_facts.py`, `src/<package>/kernels/`, `docs/*.md`, `cuda12`, "
+        "`Dockerfile`"
     )
-    assert names == ["pyproject.toml", "gpu/_facts.py", "src/*/kernels/", "docs/*.md"]
+    assert names == ["pyproject.toml", "gpu/_facts.py", "src/*/kernels/", "docs/*.md", "Dockerfile"]
     for path in (
         "pyproject.toml",
         "src/pkg/gpu/_facts.py",
