@@ -288,6 +288,16 @@ def copy_template(src: Path, dst: Path, answers: Mapping[str, Any], vcs_ref: str
     return dst
 
 
+def committed_render(template: Path, vcs_ref: str) -> Path:
+    """``template`` at ``vcs_ref``, rendered beside it with the defaults and committed as a user
+    commits a new project: the starting point of every update test."""
+    project = copy_template(template, template.parent / "project", {}, vcs_ref)
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", f"render {vcs_ref}", cwd=project)
+    return project
+
+
 def update_project(project: Path, vcs_ref: str, data: Mapping[str, Any] | None = None) -> None:
     """Run ``copier update`` to ``vcs_ref`` as a user does: untrusted, conflicts written inline.
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import git, snapshot_working_tree, update_project
+from conftest import committed_render, git, snapshot_working_tree, update_project
 
 USERS_FIXTURES = '''"""My fixtures."""
 
@@ -40,14 +40,8 @@ def test_prices_come_from_the_shared_fixture(prices: np.ndarray) -> None:
 @pytest.fixture(scope="module")
 def updated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project whose user wrote a shared fixture, updated to a template that changed it."""
-    from copier import run_copy
-
     template = snapshot_working_tree(tmp_path_factory.mktemp("fixtures") / "template", tag="v1")
-    project = template.parent / "project"
-    run_copy(str(template), project, defaults=True, unsafe=False, vcs_ref="v1", quiet=True)
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render v1", cwd=project)
+    project = committed_render(template, "v1")
 
     (project / "tests" / "project_fixtures.py").write_text(USERS_FIXTURES, "utf-8")
     (project / "tests" / "test_prices.py").write_text(USERS_TEST, "utf-8")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import WORKING_TREE_TAG, copy_template, git, run, snapshot_working_tree, tool
+from conftest import WORKING_TREE_TAG, committed_render, git, run, snapshot_working_tree, tool
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
@@ -27,12 +27,7 @@ TITLE = "# {{ project_name_md }}\n"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A default render of v0.0.0, committed as a user's first commit."""
-    template = snapshot_working_tree(tmp_path / "template")
-    rendered = copy_template(template, tmp_path / "project", {}, WORKING_TREE_TAG)
-    git("init", "-q", "-b", "main", cwd=rendered)
-    git("add", "-A", cwd=rendered)
-    git("commit", "-q", "-m", "Render", cwd=rendered)
-    return rendered
+    return committed_render(snapshot_working_tree(tmp_path / "template"), WORKING_TREE_TAG)
 
 
 def release(project: Path, version: str, title: str) -> None:

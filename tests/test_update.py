@@ -18,6 +18,7 @@ from conftest import (
     OLDEST_MAJOR,
     REPO_ROOT,
     WORKING_TREE_TAG,
+    committed_render,
     copy_template,
     git,
     snapshot_working_tree,
@@ -28,14 +29,8 @@ from conftest import (
 @pytest.fixture(scope="module")
 def updated_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project rendered from v1, edited by its user, then updated to v2 of the template."""
-    from copier import run_copy
-
     template = snapshot_working_tree(tmp_path_factory.mktemp("update") / "template", tag="v1")
-    project = template.parent / "project"
-    run_copy(str(template), project, defaults=True, unsafe=False, vcs_ref="v1", quiet=True)
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render v1", cwd=project)
+    project = committed_render(template, "v1")
 
     # The user: a file of their own, an edit the template never touches, an edit that overlaps.
     (project / "src" / "my_gpu_project" / "science.py").write_text('"""Mine."""\n', "utf-8")
