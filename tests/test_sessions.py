@@ -23,6 +23,7 @@ from conftest import (
     git,
     run,
 )
+from nox import registry as nox_registry
 from template_data import load_computed
 
 pytestmark = pytest.mark.slow
@@ -183,16 +184,27 @@ class RecordingSession:
         self.calls.append(("warn", message))
 
 
+def load_noxfile(project: Path, name: str) -> Any:
+    """A render's noxfile as a module, its functions callable with a recording session.
+
+    nox keeps one registry of sessions per process, as each nox run loads one noxfile: it is
+    emptied first, or a second noxfile's sessions would be refused as registered twice.
+    """
+    nox_registry.reset()
+    spec = importlib.util.spec_from_file_location(name, project / "noxfile.py")
+    assert spec is not None
+    assert spec.loader is not None
+    noxfile: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    return noxfile
+
+
 @pytest.fixture(scope="module")
 def gpu_noxfile(render: Render) -> Any:
     """The noxfile of a render serving every major, as on a host whose nvidia-smi lists a GPU."""
     answers = {"gpu_libraries": ["cupy", "numba", "pycuda"]}
     project = render(answers, name="gpu-session")
-    spec = importlib.util.spec_from_file_location("rendered_noxfile", project / "noxfile.py")
-    assert spec is not None
-    assert spec.loader is not None
-    noxfile: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(noxfile)
+    noxfile = load_noxfile(project, "rendered_noxfile")
     noxfile._no_gpu_reason = lambda: None
     noxfile.real_pycuda_unbuildable = noxfile._pycuda_unbuildable
     noxfile._pycuda_unbuildable = lambda: None  # a runner with the CUDA toolkit and g++
@@ -404,11 +416,7 @@ def test_gpu_session_with_the_extension_stops_at_once_without_a_cpp_compiler(
     render: Render, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = render({"gpu_libraries": ["cupy"], "extension": "cuda-cpp"}, name="gpu-session-ext")
-    spec = importlib.util.spec_from_file_location("extension_noxfile", project / "noxfile.py")
-    assert spec is not None
-    assert spec.loader is not None
-    noxfile: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(noxfile)
+    noxfile = load_noxfile(project, "extension_noxfile")
     monkeypatch.setattr(noxfile, "_no_gpu_reason", lambda: None)
     monkeypatch.setattr(noxfile, "_cxx", lambda: None)
     monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
