@@ -407,7 +407,7 @@ def test_simulator_session_installs_numba_cuda_where_it_can_join(
     gpu_noxfile.tests_sim(session)
     assert session.calls == [
         ("install", ".", "--group", "test", *gpu_noxfile.NUMBA_CUDA),
-        ("run", "coverage", "run", "-m", "pytest", "-m", "cudasim"),
+        ("run", "pytest", "-m", "cudasim"),
         ("run", "pytest", *gpu_noxfile.TOOLCHAIN_TESTS),
     ]
 
