@@ -90,3 +90,92 @@ def test_the_extensions_tests_run_on_linux_alone(rendered: tuple[dict[str, Any],
         assert systems == ["ubuntu-latest"]
     else:
         assert systems == ["ubuntu-latest", "macos-latest", "windows-latest"]
+
+
+NVCC_STEP = "Install nvcc from NVIDIA's apt repository"
+
+
+def ci_jobs(project: Path) -> dict[str, Any]:
+    workflow = yaml.safe_load((project / ".github/workflows/ci.yml").read_text("utf-8"))
+    jobs: dict[str, Any] = workflow["jobs"]
+    return jobs
+
+
+def needs_apt_nvcc(answers: dict[str, Any]) -> bool:
+    """The extension on a newest major whose toolkit wheels carry no nvcc (CUDA 12's)."""
+    newest = max(answers.get("cuda_majors", MAJORS))
+    facts = MATRIX["majors"][str(newest)]["extension"]
+    return answers.get("extension") == "cuda-cpp" and not facts["build_requirements"]
+
+
+def test_every_ci_job_installs_nvcc_before_nox_where_the_toolkit_wheels_carry_none(
+    rendered: tuple[dict[str, Any], Path],
+) -> None:
+    # Every job installs the project, which builds the extension: without nvcc each fails.
+    answers, project = rendered
+    for name, job in ci_jobs(project).items():
+        names = [step.get("name") for step in job["steps"]]
+        nox = next(i for i, step in enumerate(job["steps"]) if "nox" in step.get("run", ""))
+        if needs_apt_nvcc(answers):
+            assert NVCC_STEP in names[:nox], name
+        else:
+            assert NVCC_STEP not in names, name
+
+
+def nvcc_script(project: Path) -> str:
+    steps = ci_jobs(project)["tests"]["steps"]
+    script: str = next(step["run"] for step in steps if step.get("name") == NVCC_STEP)
+    return script
+
+
+def test_the_nvcc_step_installs_the_matrix_packages_and_points_cmake_at_that_nvcc(
+    render: Render, tmp_path: Path
+) -> None:
+    # The step runs here with sudo, curl, dpkg and apt-get replaced by recorders: the URL it
+    # fetches (for this machine's distribution, as a runner computes its own), the packages, the
+    # order, and what it hands the later steps through GITHUB_ENV.
+    answers = RENDERS["extension-on-the-oldest-major"]
+    facts = MATRIX["majors"][str(OLDEST_MAJOR)]["extension"]
+    assert needs_apt_nvcc(answers)
+    project = render(answers, name="system-nvcc-step")
+    bin_dir, log, env_file = tmp_path / "bin", tmp_path / "calls", tmp_path / "github-env"
+    bin_dir.mkdir()
+    for command in ("curl", "dpkg", "apt-get"):
+        (bin_dir / command).write_text(f'#!/bin/sh\necho "{command} $*" >> "{log}"\n')
+    (bin_dir / "sudo").write_text('#!/bin/sh\nexec "$@"\n')
+    for stub in bin_dir.iterdir():
+        stub.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_ENV": str(env_file),
+    }
+    run(["bash", "-e", "-c", nvcc_script(project)], cwd=project, env=env)
+    release = dict(
+        line.split("=", 1) for line in Path("/etc/os-release").read_text().split() if "=" in line
+    )
+    distro = release["ID"].strip('"') + release["VERSION_ID"].strip('"').replace(".", "")
+    keyring = f"{tmp_path}/cuda-keyring.deb"
+    assert log.read_text().splitlines() == [
+        f"curl -fsSL --retry 3 -o {keyring} https://developer.download.nvidia.com/compute/cuda/"
+        f"repos/{distro}/x86_64/{MATRIX['apt_keyring']}",
+        f"dpkg -i {keyring}",
+        "apt-get update -q",
+        "apt-get install -y --no-install-recommends " + " ".join(facts["docker_toolkit"]),
+    ]
+    assert env_file.read_text() == f"CUDACXX={facts['docker_nvcc']}\n"
+
+
+def test_the_workflow_with_the_nvcc_step_passes_shellcheck_its_schema_and_zizmor(
+    render: Render, tmp_path: Path
+) -> None:
+    project = render(RENDERS["extension-on-the-oldest-major"], name="system-nvcc-lint")
+    script = tmp_path / "nvcc.sh"
+    script.write_text(nvcc_script(project))
+    # SC1091 says only that shellcheck does not read /etc/os-release, the runner's file.
+    shellcheck = [tool("shellcheck"), "--shell=bash", "--severity=style", "--exclude=SC1091"]
+    run([*shellcheck, str(script)], cwd=project)
+    schema = ["--builtin-schema", "vendor.github-workflows", ".github/workflows/ci.yml"]
+    run([tool("check-jsonschema"), *schema], cwd=project)
+    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=project)
+    assert "No findings to report" in out
