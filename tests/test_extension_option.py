@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import MAJORS, Render, git, run, tool
-from template_data import load_computed, questions
+from template_data import load_computed, python_support, questions
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
 PINS: dict[str, Any] = load_computed("pins")
@@ -435,7 +435,8 @@ def test_cibuildwheel_and_scikit_build_accept_the_settings_and_list_each_build(
     cmd = [python, "-m", "cibuildwheel", "--print-build-identifiers", "--platform", "linux"]
     listed = run([*cmd, "--archs", "x86_64,aarch64", "."], cwd=project).split()
     pythons = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))["python_min"]
-    supported = MATRIX["python_versions"][MATRIX["python_versions"].index(pythons) :]
+    versions = python_support().versions
+    supported = versions[versions.index(pythons) :]
     expected = [
         f"cp{py.replace('.', '')}-manylinux_{arch}"
         for arch in ("x86_64", "aarch64")
