@@ -166,6 +166,8 @@ def test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir(
     )
     code = f"from {built.answer('package_name')}.kernels import _numba_cuda as m; print(m.BACKEND)"
     assert run([str(built.venv_python), "-c", code], cwd=built.project).strip() == "numba-cuda-mlir"
-    out = run_pytest_of(built, "-q", *NUMBA_PTX_TESTS, "tests/test_kernels_numba_target.py")
+    targets = ["tests/test_kernels_numba_target.py"]
+    targets += [f"tests/test_kernels_numba_{example}_target.py" for example in ALL_EXAMPLES]
+    out = run_pytest_of(built, "-q", *NUMBA_PTX_TESTS, *targets)
     assert passed(out) >= 60
     assert "skipped" not in out
