@@ -489,8 +489,8 @@ def test_cpu_tests_on_a_next_python_take_the_newest_wheels_not_the_lock(
     session = next_python_session(gpu_noxfile, tmp_path / "venv", monkeypatch)
     monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
     monkeypatch.setenv("LOCK_CONSTRAINTS", str(tmp_path / "uv-lock.txt"))
-    monkeypatch.setattr(gpu_noxfile, "_resolve_cuda_extras", lambda session: None)
     gpu_noxfile.tests_cpu(session)
+    # No lock constraint, and every CUDA extra resolves there: no warning.
     assert session.calls == [("install", ".", "--group", "test"), ("run", "pytest")]
 
 
@@ -514,18 +514,15 @@ def test_a_cuda_extra_that_does_not_resolve_on_a_next_python_is_reported_with_uv
         assert f"cupy-cuda{major}x>=99" in message
 
 
-def test_a_cuda_extra_on_a_supported_python_is_resolved_as_a_step_that_fails(
+def test_a_cuda_extra_that_does_not_resolve_on_a_supported_python_fails_the_session(
     gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     session = next_python_session(gpu_noxfile, tmp_path / "venv", monkeypatch)
     monkeypatch.setattr(gpu_noxfile, "NEXT_PYTHONS", ["3.15"])
-    gpu_noxfile._resolve_cuda_extras(session)
-    python = str(tmp_path / "venv" / "bin" / "python")
-    for major, call in zip(gpu_noxfile.MIN_DRIVERS, session.calls, strict=True):
-        assert call[:6] == ("run", "uv", "pip", "compile", "pyproject.toml", "--extra")
-        assert call[6] == f"cuda{major}"
-        # The interpreter itself: a free-threaded one is told apart from its GIL twin.
-        assert call[call.index("--python") + 1] == python
+    unresolvable_extras(tmp_path, list(gpu_noxfile.MIN_DRIVERS))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SessionError, match=r"does not resolve on Python 3\.12: error: "):
+        gpu_noxfile._resolve_cuda_extras(session)
 
 
 def test_gpu_session_with_the_extension_stops_at_once_without_a_cpp_compiler(
