@@ -8,7 +8,6 @@ shared-memory tree is as fast for a reduction bound by memory bandwidth.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -21,10 +20,18 @@ __all__ = ["cupy_stream", "launch_sum_of_squares"]
 
 # Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
 # cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
+# Not functools.cache: threads that miss together would each get a dispatcher of their own, and
+# each compiles at its first launch. Building one is cheap: all of them get the first one kept.
+_SUM_OF_SQUARES: dict[tuple[int, np.dtype[Any]], Any] = {}
 
 
-@functools.cache
 def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
+    key = (threads, dtype)
+    kernel = _SUM_OF_SQUARES.get(key)
+    return _SUM_OF_SQUARES.setdefault(key, _new_sum_of_squares(*key)) if kernel is None else kernel
+
+
+def _new_sum_of_squares(threads: int, dtype: np.dtype[Any]) -> Any:
     element = dtype.type  # a NumPy scalar type: both targets take it (numba's types: only one)
     zero = dtype.type(0)
 

@@ -12,13 +12,12 @@ CuPy or Numba routes, which launch on them in place.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _checks
-from ._cuda_c import kernel_name, laplacian_cpu, read_source
+from ._cuda_c import compile_once, kernel_name, laplacian_cpu, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ laplacian_host = laplacian_cpu
 """The NumPy equivalent of :func:`laplacian_cuda_core`."""
 
 
-@functools.cache
+@compile_once
 def _program(arch: str) -> Any:
     """``laplacian.cu`` compiled to a cubin for ``sm_<arch>``, once per architecture."""
     from cuda.core import Program, ProgramOptions

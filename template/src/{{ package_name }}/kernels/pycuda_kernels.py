@@ -17,7 +17,6 @@ whose memory CuPy, Numba and PyTorch share. Never ``pycuda.autoinit`` (a private
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 import threading
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _checks
-from ._cuda_c import kernel_name, laplacian_numpy, read_source
+from ._cuda_c import compile_once, kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ def _context() -> Iterator[Any]:
         cuda.Context.pop()
 
 
-@functools.cache
+@compile_once
 def _source_module(context_handle: int) -> Any:
     """``laplacian.cu`` compiled into the context of that handle, once (a module is per context)."""
     from pycuda.compiler import SourceModule
