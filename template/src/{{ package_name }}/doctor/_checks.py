@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..gpu._detect import build_for_capability
-from ..gpu._facts import (
+from ..gpu._project import (
     CUDA_MAJOR,
     CUDA_MAJORS,
     FORCE_CPU_VARIABLES,

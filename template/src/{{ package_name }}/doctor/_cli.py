@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..gpu._facts import CUDA_MAJORS
+from ..gpu._project import CUDA_MAJORS
 from ._facts import DISTRIBUTION
 from ._inventory import toolkit_wheels
 from ._report import collect

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..gpu._facts import CUDA_MAJOR
+from ..gpu._project import CUDA_MAJOR
 from ._findings import Check, Finding
 
 if TYPE_CHECKING:
