@@ -13,7 +13,7 @@ from ..gpu._project import CUDA_MAJOR
 from ._findings import Check, Finding
 
 if TYPE_CHECKING:
-    from ._facts import Facts, GPUInfo
+    from ._environment import Facts, GPUInfo
 
 __all__ = ["ExtensionHasNoKernelForGpu", "ExtensionNotLoaded"]
 

@@ -11,7 +11,7 @@ from ._gather import gather
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._facts import Facts
+    from ._environment import Facts
     from ._findings import Finding
 
 __all__ = ["Report", "collect"]
