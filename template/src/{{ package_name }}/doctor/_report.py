@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from ._checks import evaluate
+from ._diagnoses import evaluate
 from ._gather import gather
 
 if TYPE_CHECKING:
