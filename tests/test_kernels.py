@@ -158,7 +158,7 @@ def test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba],
         cwd=built.project,
     )
-    code = f"from {built.answer('package_name')}.kernels import _numba_cuda as m; print(m.BACKEND)"
+    code = f"from {built.answer('package_name')}.kernels import numba_cuda as m; print(m.BACKEND)"
     assert run([str(built.venv_python), "-c", code], cwd=built.project).strip() == "numba-cuda-mlir"
     ptx = ["tests/test_kernels_numba_ptx.py", "tests/test_kernels_numba_target.py"]
     out = run_pytest_of(built, "-q", *ptx)

@@ -841,9 +841,9 @@ def gpu_names(
 def imported_gpu_names(module: ast.Module, path: str, exported: Mapping[str, set[str]]) -> set[str]:
     """The names ``module`` (at ``path``) imports from a sibling that are GPU names there.
 
-    ``from ._numba_cuda import cuda, launch`` in ``kernels/_numba_cuda_stencil.py`` makes
+    ``from .numba_cuda import cuda, launch`` in ``kernels/_numba_cuda_stencil.py`` makes
     ``cuda`` and ``launch`` GPU names of that module too, when ``exported`` (path -> the GPU
-    names of each module, :func:`gpu_names`) says they are in ``kernels/_numba_cuda.py``.
+    names of each module, :func:`gpu_names`) says they are in ``kernels/numba_cuda.py``.
     """
     package = path.rsplit("/", 1)[0]
     found = set()
