@@ -1,13 +1,34 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""Argument checks shared by every kernel route: each public function validates here once.
+"""The argument checks every kernel route shares, for your kernels as for the package's own.
 
 A public kernel function calls :func:`arrays` (any number of named arrays, with the shapes the
-caller states) or one of its thin forms :func:`elementwise`, :func:`reduction` and :func:`grid`,
-and hands what it returns to its CPU or GPU twin, which trust it and check nothing again:
+caller states) or one of its thin forms :func:`elementwise`, :func:`reduction` and :func:`grid`
+once, and hands what it returns to its CPU or GPU twin, which trust it and check nothing again:
 :class:`Checked` carries every answer the call needs (the arrays, their dtype, the result's
 shape, host or device and which CUDA device), so the dispatcher is told where to run
-(``Dispatched.call_on``) instead of looking again. Every route therefore fails the same way,
-with advice:
+(``Dispatched.call_on``) instead of looking again:
+
+.. code-block:: python
+
+    checked = checks.arrays("my_kernel", {"x": x, "y": y}, out=out, out_may_be_input=True)
+    a = checks.scalar("my_kernel", "a", a, checked.dtype)
+    return _my_kernel.call_on(checked.device, a, *checked.arrays, out)
+
+An error names the argument that is wrong. A matrix product, whose ``out`` takes its shape from
+both inputs:
+
+.. code-block:: python
+
+    checked = checks.arrays(
+        "matmul",
+        {"a": a, "b": b},
+        shapes={"a": ("m", "k"), "b": ("k", "n")},
+        out=out,
+        out_shape=("m", "n"),
+    )
+    result = np.empty(checked.shape, checked.dtype) if out is None else out
+
+Every route therefore fails the same way, with advice:
 
 - arrays: ``None`` and masked arrays are refused (a kernel would ignore the mask); host array-likes
   become NumPy arrays; device arrays stay as they are; host and device arrays are not mixed;
@@ -30,9 +51,16 @@ and every refusal, goes through the full checks below, which say what was wrong.
 Types: a public kernel function takes :class:`Array` arguments and returns an array of the
 caller's kind (:data:`ArrayT`), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
 and ``y`` are (a plain one for a subclass such as ``memmap``, as at run time), and a string,
-a list, a number or ``None`` where an array goes is a type error naming the argument. The
-twins annotate the checked arrays ``Any``: one signature serves NumPy arrays and CuPy's, which
-have no type hints.
+a list, a number or ``None`` where an array goes is a type error naming the argument. A scalar
+is a ``float``, and a host-only route takes ``NDArray[FloatT]`` (``numpy.typing``). The twins
+annotate the checked arrays ``Any``: one signature serves NumPy arrays and CuPy's, which have
+no type hints:
+
+.. code-block:: python
+
+    def my_kernel(
+        a: float, x: Array[ArrayT], y: Array[ArrayT], *, out: Array[ArrayT] | None = None
+    ) -> ArrayT: ...
 """
 
 from __future__ import annotations
@@ -88,12 +116,15 @@ class Array(Protocol[_KindT_co]):
     """
 
     @property
-    def shape(self) -> tuple[int, ...]: ...
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
 
     @property
-    def dtype(self) -> np.dtype[Any]: ...
+    def dtype(self) -> np.dtype[Any]:
+        """The array's element type."""
 
-    def __array__(self) -> _KindT_co: ...
+    def __array__(self) -> _KindT_co:
+        """The array on the host: its type is the kind of array a kernel gives back."""
 
 
 ArrayT = TypeVar("ArrayT", bound="Array[Any]")
