@@ -1,17 +1,40 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""CUDA kernels in Python syntax (Numba), and the helpers that size their launches.
+"""Numba's CUDA target for your own ``@cuda.jit`` kernels, and the helpers that launch them.
 
 The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles
 them with numba-cuda-mlir (``numba_cuda_mlir.cuda``, NVIDIA's maintained target) where it is
 installed, and with numba-cuda (``numba.cuda``) otherwise and always under the CUDA simulator,
-which only numba-cuda has. It imports that target when it is imported, so only GPU paths and
-simulator tests import it. Launchers take device arrays: Numba device arrays, CuPy arrays
-(anything with ``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
+which only numba-cuda has. It imports that target when it is imported, so import it only where
+GPU code runs: inside a dispatcher's GPU branch, in a module that only GPU branches import, in
+simulator tests. Launchers take device arrays: Numba device arrays, CuPy arrays (anything with
+``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but exact enough
 to test indexing, shared memory, barriers and atomics without a GPU.
 
-The worked examples' kernels (where the project has them) live in modules of their own beside
-this one, and use its target, its stream and its launcher.
+.. code-block:: python
+
+    import numpy as np
+
+    from .kernels import THREADS_PER_BLOCK, blocks_for
+    from .kernels.numba_cuda import cuda, cupy_stream, launch
+
+    @cuda.jit
+    def _scale(a, x, out):
+        i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x  # 64-bit
+        if i < out.size:
+            out[i] = a * x[i]
+
+    launch(_scale, blocks_for(out.size), THREADS_PER_BLOCK, cupy_stream(), a, x, out)
+
+Write the index as above, not ``cuda.grid(1)``: numba-cuda-mlir computes that in 32 bits, so
+past ``2**31 - 1`` elements it wraps and the rest of the array is skipped without an error.
+:func:`ptx_problems` finds that, and float64 arithmetic in float32 kernels, in the PTX the
+compiler emits, with no GPU: ``assert ptx_problems(_scale, "void(float32, float32[::1],
+float32[::1])") == []`` in a test (:func:`ptx_unavailable` says where it cannot run).
+
+The package's own ``axpy`` kernel is here (:func:`launch_axpy`); the worked examples' kernels
+(where the project has them) live in modules of their own beside this one, and use its target,
+its stream and its launcher.
 """
 
 from __future__ import annotations
@@ -35,17 +58,19 @@ __all__ = [
     "BACKEND",
     "FALLBACK_REASON",
     "PTX_CC",
+    "cuda",
     "cupy_stream",
     "launch",
     "launch_axpy",
     "ptx_of",
     "ptx_problems",
     "ptx_unavailable",
+    "simulator_enabled",
     "sm_count",
 ]
 
 
-def _simulator_enabled() -> bool:
+def simulator_enabled() -> bool:
     """Whether Numba will run kernels in its CUDA simulator, read as Numba reads it.
 
     Numba takes ``int(NUMBA_ENABLE_CUDASIM)`` and treats a value that is not an integer as off
@@ -61,7 +86,7 @@ def _simulator_enabled() -> bool:
 def _cuda_target() -> tuple[Any, str, str | None]:
     """The CUDA module kernels compile with, its name, and why not numba-cuda-mlir (or None)."""
     # Numba reads the simulator switch from the environment when it is first imported.
-    if _simulator_enabled():
+    if simulator_enabled():
         reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and only numba-cuda has one"
         return importlib.import_module("numba.cuda"), "numba-cuda simulator", reason
     try:
@@ -253,7 +278,7 @@ _WIDENING = re.compile(r"(mul|mad)\.wide\.[su]32|cvt\.[su]64\.[su]32|setp\..*")
 
 def ptx_unavailable() -> str | None:
     """Why kernels cannot be compiled to PTX here, or None when they can (no GPU needed)."""
-    if _simulator_enabled():
+    if simulator_enabled():
         return "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) compiles nothing to PTX"
     if BACKEND == "numba-cuda" and importlib.util.find_spec("numba_cuda") is None:
         return (
