@@ -49,7 +49,7 @@ plainly fits take a path that builds no string and walks no ``sys.modules``; any
 and every refusal, goes through the full checks below, which say what was wrong.
 
 Types: a public kernel function takes :class:`Array` arguments and returns an array of the
-caller's kind (:data:`ArrayT`), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
+caller's kind (``ArrayT``), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
 and ``y`` are (a plain one for a subclass such as ``memmap``, as at run time), and a string,
 a list, a number or ``None`` where an array goes is a type error naming the argument. A scalar
 is a ``float``, and a host-only route takes ``NDArray[FloatT]`` (``numpy.typing``). The twins
@@ -127,11 +127,11 @@ class Array(Protocol[_KindT_co]):
         """The array on the host: its type is the kind of array a kernel gives back."""
 
 
+# The result's array type: `def f(x: Array[ArrayT]) -> ArrayT` returns a NumPy array for one.
+# (A comment, not a docstring: numpydoc cannot document a TypeVar, so the API pages leave it out.)
 ArrayT = TypeVar("ArrayT", bound="Array[Any]")
-"""The result's array type: ``def f(x: Array[ArrayT]) -> ArrayT`` returns a NumPy array for one."""
-
+# A NumPy float type (float32, float64), for host-only code: `NDArray[FloatT]` in and out.
 FloatT = TypeVar("FloatT", bound="np.floating[Any]")
-"""A NumPy float type (float32, float64), for host-only code: ``NDArray[FloatT]`` in and out."""
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
