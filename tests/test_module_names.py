@@ -3,16 +3,20 @@
 Two modules called ``_facts``, or ``checks`` beside ``_checks``, make a reader open each to
 learn which is meant. Each module name is used once in the package, and a public module holds
 code of its own rather than re-exporting a private twin: a package's public surface is gathered
-in its ``__init__``, as CuPy and cuda.core assemble theirs.
+in its ``__init__``, as CuPy and cuda.core assemble theirs. A rename keeps every public name of
+the last release where a user's code imports it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
 from collections import defaultdict
 from pathlib import Path
 
-from conftest import REPO_ROOT
+import pytest
+from conftest import LAST_RELEASE, REPO_ROOT
 
 PACKAGE = REPO_ROOT / "template" / "src" / "{{ package_name }}"
 SUFFIXES = (".py", ".pyi", ".py.jinja")
@@ -86,3 +90,61 @@ def test_no_public_module_only_reexports_another() -> None:
         and reexports_only(path.read_text("utf-8"))
     ]
     assert twins == []
+
+
+def listed_names(source: str) -> set[str]:
+    """The names a module's ``__all__`` lists under any answers (its Jinja lines are skipped)."""
+    block = re.search(r"^__all__ = \[(.*?)\]", source, flags=re.DOTALL | re.MULTILINE)
+    return set(re.findall(r'"(\w+)"', block[1])) if block else set()
+
+
+def test_the_names_of_all_are_read_across_options() -> None:
+    source = '__all__ = [\n    "a",\n{%- if x %}\n    "b",\n{%- endif %}\n]\nc = ["d"]\n'
+    assert listed_names(source) == {"a", "b"}
+
+
+def release_public_modules() -> dict[str, str]:
+    """The public modules of the last release's package (``kernels/checks.py``), with source."""
+    prefix = "template/src/{{ package_name }}/"
+    listing = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", "--name-only", LAST_RELEASE.commit, prefix],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listing.returncode != 0:
+        pytest.skip(f"{LAST_RELEASE.commit[:7]} (v{LAST_RELEASE.version}) is not in this clone")
+    paths = [
+        path
+        for path in filter(None, listing.stdout.split("\0"))
+        if path.removesuffix(".jinja").endswith(".py")
+        and (Path(path).name.startswith("__init__.py") or not Path(path).name.startswith("_"))
+    ]
+    # One git process for every file: `<sha> blob <size>` then the content, for each.
+    batch = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        input="".join(f"{LAST_RELEASE.commit}:{path}\n" for path in paths).encode(),
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    found = {}
+    for path in paths:
+        header, _, batch = batch.partition(b"\n")
+        size = int(header.split()[2])
+        found[path.removeprefix(prefix).removesuffix(".jinja")] = batch[:size].decode()
+        batch = batch[size + 1 :]
+    return found
+
+
+def test_every_public_name_of_the_last_release_is_still_offered_where_it_was() -> None:
+    # A public module that moved is a shim of the old name (warning, for one release) whose
+    # __all__ still lists them; a name that went without one breaks a user's import.
+    missing = {}
+    for rel, source in release_public_modules().items():
+        now = next((p for p in (PACKAGE / rel, PACKAGE / f"{rel}.jinja") if p.is_file()), None)
+        offered = listed_names(now.read_text("utf-8")) if now else set()
+        if lost := sorted(listed_names(source) - offered):
+            missing[rel] = lost
+    assert missing == {}
