@@ -164,7 +164,7 @@ def test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba],
         cwd=built.project,
     )
-    code = f"from {built.answer('package_name')}.kernels import _numba_cuda as m; print(m.BACKEND)"
+    code = f"from {built.answer('package_name')}.kernels import numba_cuda as m; print(m.BACKEND)"
     assert run([str(built.venv_python), "-c", code], cwd=built.project).strip() == "numba-cuda-mlir"
     targets = ["tests/test_kernels_numba_target.py"]
     targets += [f"tests/test_kernels_numba_{example}_target.py" for example in ALL_EXAMPLES]

@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from numpy.typing import NDArray
 
-    from ._checks import FloatT
+    from .checks import FloatT
 
 __all__ = [
     "HEADERS",
@@ -104,7 +104,7 @@ def kernel_name(dtype: np.dtype[Any]) -> str:
 
 
 def laplacian_numpy(u: Any, out: Any) -> Any:
-    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``_checks.grid``).
+    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``checks.grid``).
 
     In place on the interior, one temporary.
     """
@@ -136,6 +136,6 @@ def laplacian_cpu(u: NDArray[FloatT], *, out: NDArray[FloatT] | None = None) -> 
     numpy.ndarray
         ``out``, or a new array.
     """
-    u, _ = _checks.grid("laplacian", u, out, accept=_checks.host_only, takes="host arrays only")
+    u, _ = checks.grid("laplacian", u, out, accept=checks.host_only, takes="host arrays only")
     result: NDArray[FloatT] = laplacian_numpy(u, out)
     return result

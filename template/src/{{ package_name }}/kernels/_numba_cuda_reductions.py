@@ -1,7 +1,7 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The reduction example's CUDA kernel (Numba): a grid-stride loop, a shared-memory tree, atomics.
 
-It compiles with :mod:`._numba_cuda`'s target when it is imported, so only GPU paths and
+It compiles with :mod:`.numba_cuda`'s target when it is imported, so only GPU paths and
 simulator tests import it. No warp shuffles: the simulator does not implement them, and a
 shared-memory tree is as fast for a reduction bound by memory bandwidth.
 """
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._launch import THREADS_PER_BLOCK, check_threads_per_block, reduction_blocks
-from ._numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
+from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
 
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.
 __all__ = ["cupy_stream", "launch_sum_of_squares"]
@@ -39,7 +39,7 @@ def _new_sum_of_squares(threads: int, dtype: np.dtype[Any]) -> Any:
         partial = cuda.shared.array(threads, element)
         tid = cuda.threadIdx.x
         total = zero
-        # A grid-stride loop, its start and stride 64-bit (see _numba_cuda: cuda.grid is not).
+        # A grid-stride loop, its start and stride 64-bit (see numba_cuda: cuda.grid is not).
         start = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + tid
         for i in range(start, x.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
             total += x[i] * x[i]
@@ -54,7 +54,7 @@ def _new_sum_of_squares(threads: int, dtype: np.dtype[Any]) -> Any:
         if tid == 0:
             cuda.atomic.add(out, 0, partial[0])
 
-    # Cached on disk as _numba_cuda's kernels are; the constants above are part of the key.
+    # Cached on disk as numba_cuda's kernels are; the constants above are part of the key.
     return cuda.jit(kernel, cache=True)
 
 

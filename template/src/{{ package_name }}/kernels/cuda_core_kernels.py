@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _checks
+from . import checks
 from ._cuda_c import compile_once, kernel_name, laplacian_cpu, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from ._checks import FloatT
+    from .checks import FloatT
 
 __all__ = ["describe_device", "laplacian_cuda_core", "laplacian_host"]
 
@@ -83,8 +83,8 @@ def laplacian_cuda_core(u: NDArray[FloatT], *, device: int | None = None) -> NDA
     numpy.ndarray
         A new host array.
     """
-    u, dtype = _checks.grid(
-        "laplacian_cuda_core", u, None, accept=_checks.host_only, takes="host arrays only"
+    u, dtype = checks.grid(
+        "laplacian_cuda_core", u, None, accept=checks.host_only, takes="host arrays only"
     )
     u = np.ascontiguousarray(u)
     grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows

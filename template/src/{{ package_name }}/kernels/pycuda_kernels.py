@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _checks
+from . import checks
 from ._cuda_c import compile_once, kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ._checks import Array, ArrayT
+    from .checks import Array, ArrayT
 
 __all__ = ["is_pycuda_array", "laplacian_pycuda"]
 
@@ -96,11 +96,11 @@ def laplacian_pycuda(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> A
     ArrayT
         ``out``, or a new array of ``u``'s kind.
     """
-    checked = _checks.arrays(
+    checked = checks.arrays(
         "laplacian_pycuda",
         {"u": u},
         out=out,
-        shapes=_checks.GRID,
+        shapes=checks.GRID,
         accept=is_pycuda_array,
         takes="NumPy arrays or PyCUDA GPUArrays",
     )
