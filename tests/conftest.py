@@ -395,7 +395,7 @@ class Built:
         Not an answer: a project that serves every major records ``cuda_every_major`` alone.
         """
         package = self.answer("package_name")
-        facts = runpy.run_path(str(self.project / "src" / package / "gpu" / "_facts.py"))
+        facts = runpy.run_path(str(self.project / "src" / package / "gpu" / "_project.py"))
         return list(facts["CUDA_MAJORS"])
 
     def answer(self, key: str) -> Any:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from conftest import (
     tool,
     update_project,
 )
-from template_data import load_computed
+from template_data import load_computed, python_support
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")
@@ -137,6 +139,35 @@ def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:
     for session in sessions | {"tests_cpu", "tests_gpu"}:
         assert f"def {session}(session" in noxfile
     assert {"lint", "typecheck", "build", "tests_sim", "docs"} <= sessions
+
+
+def nox_sessions(project: Path) -> set[str]:
+    """The session names the render's noxfile defines, as ``nox -s`` takes them."""
+    listed = run([sys.executable, "-m", "nox", "--list", "--json"], cwd=project)
+    return {session["session"] for session in json.loads(listed)}
+
+
+def test_ci_tests_every_supported_python_then_the_newest_and_a_free_threaded_one(
+    github: Path, gitlab: Path
+) -> None:
+    # Both renders take the default floor (SPEC 0's), then every supported Python up.
+    floor = yaml.safe_load((github / ".copier-answers.yml").read_text("utf-8"))["python_min"]
+    versions = python_support().versions
+    pythons = versions[versions.index(floor) :]
+    legs = [*pythons, *[py for py in MATRIX["preview_pythons"] if py not in pythons]]
+    assert any(py.endswith("t") for py in legs)  # a free-threaded build
+    ci = yaml.safe_load((github / ".github/workflows/ci.yml").read_text("utf-8"))
+    tests = ci["jobs"]["tests"]
+    assert tests["strategy"]["matrix"]["python"] == legs
+    assert tests["steps"][-1]["run"] == 'uvx nox@{} -s "tests_cpu-${{MATRIX_PYTHON}}"'.format(
+        PINS["tools"]["nox"]
+    )
+    gitlab_tests = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests"]
+    assert gitlab_tests["parallel"]["matrix"] == [{"PYTHON": legs}]
+    assert gitlab_tests["variables"]["SESSION"] == "tests_cpu-$PYTHON"
+    # Each leg's session exists under the name CI gives it, in both renders.
+    for project in (github, gitlab):
+        assert {f"tests_cpu-{py}" for py in legs} <= nox_sessions(project)
 
 
 def test_every_ci_file_runs_the_pinned_nox(github: Path, gitlab: Path) -> None:
@@ -405,5 +436,5 @@ def test_the_doctor_rule_refuses_a_gpu_older_than_every_architecture() -> None:
 
 
 def test_the_numba_kernels_ptx_is_checked_for_a_t4() -> None:
-    source = (PACKAGE_TEMPLATE / "kernels" / "_numba_cuda.py").read_text("utf-8")
+    source = (PACKAGE_TEMPLATE / "kernels" / "numba_cuda.py").read_text("utf-8")
     assert re.search(r"^PTX_CC = \(7, 5\)", source, flags=re.MULTILINE)

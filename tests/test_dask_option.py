@@ -25,7 +25,7 @@ PACKAGE = "my_gpu_project"
 # What the option brings, as a rendered project has it.
 DASK_FILES = [
     f"src/{PACKAGE}/scale/__init__.py",
-    f"src/{PACKAGE}/scale/_arrays.py",
+    f"src/{PACKAGE}/scale/_chunked.py",
     f"src/{PACKAGE}/scale/_cluster.py",
     "tests/test_scale.py",
     "benchmarks/scale_out.py",

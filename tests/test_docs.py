@@ -55,7 +55,7 @@ def test_troubleshooting_covers_each_error_the_doctor_issue_names() -> None:
 
 DOCTOR = REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor"
 # The modules that define the doctor's checks (the compiled extension's is an option's own).
-DOCTOR_CHECKS = (DOCTOR / "_checks.py", DOCTOR / "_extension.py")
+DOCTOR_CHECKS = (DOCTOR / "_diagnoses.py", DOCTOR / "_extension.py")
 
 
 def _documented_codes() -> set[str]:

@@ -46,6 +46,12 @@ CPU_KERNEL_TESTS = [
     "tests/test_kernels_benchmark.py",
 ]
 
+# The PTX checks of the Numba kernels: axpy's, and each worked example's in a file of its own.
+NUMBA_PTX_TESTS = [
+    "tests/test_kernels_numba_ptx.py",
+    *(f"tests/test_kernels_numba_{example}_ptx.py" for example in ALL_EXAMPLES),
+]
+
 
 def passed(out: str) -> int:
     found = re.search(r"(\d+) passed", out)
@@ -99,7 +105,7 @@ def test_simulated_laplacian_covers_rows_beyond_a_capped_grid(
         "cudasim",
         "-k",
         "capped_grid",
-        "tests/test_kernels_numba_cudasim.py",
+        "tests/test_kernels_numba_stencil_cudasim.py",
         sim=True,
     )
     assert out.count("test_laplacian_kernel_covers_rows_beyond_a_capped_grid[") == 2
@@ -108,7 +114,7 @@ def test_simulated_laplacian_covers_rows_beyond_a_capped_grid(
 
 def test_numba_kernels_compile_to_ptx_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
-    out = run_pytest_of(built, "-q", "tests/test_kernels_numba_ptx.py")
+    out = run_pytest_of(built, "-q", *NUMBA_PTX_TESTS)
     assert passed(out) >= 6
     assert "skipped" not in out
 
@@ -158,9 +164,10 @@ def test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir(
         ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba],
         cwd=built.project,
     )
-    code = f"from {built.answer('package_name')}.kernels import _numba_cuda as m; print(m.BACKEND)"
+    code = f"from {built.answer('package_name')}.kernels import numba_cuda as m; print(m.BACKEND)"
     assert run([str(built.venv_python), "-c", code], cwd=built.project).strip() == "numba-cuda-mlir"
-    ptx = ["tests/test_kernels_numba_ptx.py", "tests/test_kernels_numba_target.py"]
-    out = run_pytest_of(built, "-q", *ptx)
+    targets = ["tests/test_kernels_numba_target.py"]
+    targets += [f"tests/test_kernels_numba_{example}_target.py" for example in ALL_EXAMPLES]
+    out = run_pytest_of(built, "-q", *NUMBA_PTX_TESTS, *targets)
     assert passed(out) >= 60
     assert "skipped" not in out

@@ -177,7 +177,7 @@ def test_torch_comes_from_the_pytorch_index_of_each_extras_major(
 def test_generated_code_carries_the_matrix_drivers(full_render: tuple[list[str], Path]) -> None:
     majors, project = full_render
     newest = majors[-1]
-    facts = runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_facts.py"))
+    facts = runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_project.py"))
     assert facts["CUDA_MAJORS"] == tuple(int(major) for major in majors)
     assert facts["CUDA_MAJOR"] == int(newest)
     assert facts["MIN_DRIVER"] == MATRIX["majors"][newest]["min_driver_linux"]
@@ -186,7 +186,7 @@ def test_generated_code_carries_the_matrix_drivers(full_render: tuple[list[str],
     }
     assert facts["GPU_EXTRAS"] == {int(major): f"cuda{major}" for major in majors}
     assert facts["GPU_EXTRA"] == f"cuda{newest}"
-    doctor = runpy.run_path(str(project / "src" / "my_gpu_project" / "doctor" / "_facts.py"))
+    doctor = runpy.run_path(str(project / "src" / "my_gpu_project" / "doctor" / "_environment.py"))
     assert doctor["CUDA_CORE_NVML_BINDINGS"] == {
         int(each): entry["cuda_core_nvml_bindings"] for each, entry in MATRIX["majors"].items()
     }

@@ -129,7 +129,7 @@ def test_no_file_retypes_the_list_of_libraries_or_cuda_modules() -> None:
 
 
 def rendered_facts(project: Path) -> dict[str, Any]:
-    return runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_facts.py"))
+    return runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_project.py"))
 
 
 def test_rendered_cuda_modules_are_every_module_of_the_matrix(
@@ -251,7 +251,7 @@ def assert_render_follows_majors(
         if not path.is_file() or rel.parts[0] in {"tests", ".git"}:
             continue
         # The one table of every major's driver, kept for advice about other builds.
-        if rel.name == "_facts.py":
+        if rel.name in {"_project.py", "_environment.py"}:
             continue
         text = path.read_text("utf-8")
         for other, other_entry in others.items():

@@ -47,7 +47,7 @@ def unreleased_section(changelog: str) -> str:
 
 
 def named_paths(section: str) -> list[str]:
-    """The file names and globs a CHANGELOG section spells in backticks (`gpu/_facts.py`,
+    """The file names and globs a CHANGELOG section spells in backticks (`gpu/_project.py`,
     `src/<package>/kernels/`, `docs/*.md`); a placeholder in angle brackets matches any name."""
     spans = re.findall(r"`([^`\s]+)`", section)
     return [
@@ -91,13 +91,19 @@ def differing_paths(old: Path, new: Path) -> list[str]:
 
 def test_a_name_matches_the_whole_path_its_tail_its_folder_or_a_glob() -> None:
     names = named_paths(
-        "`pyproject.toml`, `gpu/_facts.py`, `src/<package>/kernels/`, `docs/*.md`, `cuda12`, "
+        "`pyproject.toml`, `gpu/_project.py`, `src/<package>/kernels/`, `docs/*.md`, `cuda12`, "
         "`Dockerfile`"
     )
-    assert names == ["pyproject.toml", "gpu/_facts.py", "src/*/kernels/", "docs/*.md", "Dockerfile"]
+    assert names == [
+        "pyproject.toml",
+        "gpu/_project.py",
+        "src/*/kernels/",
+        "docs/*.md",
+        "Dockerfile",
+    ]
     for path in (
         "pyproject.toml",
-        "src/pkg/gpu/_facts.py",
+        "src/pkg/gpu/_project.py",
         "src/pkg/kernels/numba_kernels.py",
         "docs/gpu.md",
     ):

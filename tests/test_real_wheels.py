@@ -107,11 +107,16 @@ def newest_python() -> str:
 
 
 def with_real_wheels(render: Render, major: str, python: str | None = None) -> Built:
-    """A default render for one CUDA major, the real CuPy and Numba wheels in its venv.
+    """A default render for one CUDA major on the oldest Python floor offered (the default floor,
+    SPEC 0's, is newer), the real CuPy and Numba wheels in its venv.
 
     ``python``: the venv's Python, the project's minimum by default.
     """
-    answers = {"cuda_majors": [int(major)], "gpu_libraries": ["cupy", "numba"]}
+    answers = {
+        "cuda_majors": [int(major)],
+        "gpu_libraries": ["cupy", "numba"],
+        "python_min": python_support().choices[0],
+    }
     name = f"real-{major}" if python is None else f"real-{major}-py{python}"
     built = build_and_install(render(answers, name=name), answers, python=python)
     requirements = MATRIX["majors"][major]["requirements"]

@@ -160,6 +160,10 @@ class SessionError(Exception):
     """What ``session.error`` raises in nox: the session stops there."""
 
 
+class SessionSkipped(Exception):
+    """What ``session.skip`` raises in nox: the session ends, skipped, there."""
+
+
 class RecordingSession:
     """Stands in for nox's session: records what would be installed and run."""
 
@@ -182,6 +186,9 @@ class RecordingSession:
 
     def warn(self, message: str) -> None:
         self.calls.append(("warn", message))
+
+    def skip(self, message: str) -> None:
+        raise SessionSkipped(message)
 
 
 def load_noxfile(project: Path, name: str) -> Any:
@@ -378,12 +385,8 @@ def session_in(venv: Path) -> RecordingSession:
 def test_simulator_tests_are_skipped_with_uvs_reason_where_numba_cuda_cannot_join(
     gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # A project that needs NumPy >= 2.5, which numba-cuda's cap (< 2.5) cannot share a venv with.
     run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
-    pyproject = (
-        '[project]\nname = "needs-new-numpy"\nversion = "1"\ndependencies = ["numpy>=2.5"]\n'
-    )
-    (tmp_path / "pyproject.toml").write_text(pyproject, "utf-8")
+    needs_new_numpy(tmp_path)
     monkeypatch.chdir(tmp_path)
     session = session_in(tmp_path / "venv")
     gpu_noxfile.tests_sim(session)
@@ -410,6 +413,116 @@ def test_simulator_session_installs_numba_cuda_where_it_can_join(
         ("run", "pytest", "-m", "cudasim"),
         ("run", "pytest", *gpu_noxfile.TOOLCHAIN_TESTS),
     ]
+
+
+def needs_new_numpy(path: Path) -> None:
+    """A project that needs NumPy >= 2.5, which numba-cuda's cap (< 2.5) cannot join."""
+    pyproject = (
+        '[project]\nname = "needs-new-numpy"\nversion = "1"\ndependencies = ["numpy>=2.5"]\n'
+    )
+    (path / "pyproject.toml").write_text(pyproject, "utf-8")
+
+
+def test_coverage_leaves_the_simulator_run_out_with_uvs_reason_where_numba_cuda_cannot_join(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
+    needs_new_numpy(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("LOCK_CONSTRAINTS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    session = session_in(tmp_path / "venv")
+    gpu_noxfile.coverage(session)
+    (kind, message), *rest = session.calls
+    assert kind == "warn"
+    assert message.startswith("simulator tests skipped: numba-cuda cannot be installed here: ")
+    assert "numpy<2.5 and numpy>=2.5" in message
+    # The project without numba-cuda, and the suite's run alone: no simulator run.
+    assert rest[0] == ("install", ".", "--group", "test")
+    runs = [call[1:] for call in rest[1:]]
+    assert runs[1] == ("coverage", "run", "-m", "pytest")
+    assert not any("cudasim" in call for call in runs)
+    assert runs[-2:] == [("coverage", "combine"), ("coverage", "report")]
+
+
+def test_coverage_runs_the_simulator_where_numba_cuda_can_join(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    run(["uv", "venv", "-q", "-p", "3.11", str(tmp_path / "venv")], cwd=tmp_path)
+    monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    session = session_in(tmp_path / "venv")
+    gpu_noxfile.coverage(session)
+    assert session.calls[0] == ("install", ".", "--group", "test", *gpu_noxfile.NUMBA_CUDA)
+    assert ("run", "coverage", "run", "-m", "pytest", "-m", "cudasim") in session.calls
+
+
+# The legs past the supported Pythons (3.15, 3.14t) cannot run here, which has neither: an
+# installed Python stands in for one by joining NEXT_PYTHONS.
+def next_python_session(noxfile: Any, venv: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    run(["uv", "venv", "-q", "-p", "3.12", str(venv)], cwd=venv.parent)
+    monkeypatch.setattr(noxfile, "NEXT_PYTHONS", ["3.12"])
+    session = session_in(venv)
+    session.python = "3.12"  # type: ignore[attr-defined]
+    return session
+
+
+def test_cpu_tests_on_a_next_python_are_skipped_naming_the_dependency_without_wheels(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    session = next_python_session(gpu_noxfile, tmp_path / "venv", monkeypatch)
+    # PyCUDA is published as source only: a dependency without wheels for that Python.
+    pyproject = '[project]\nname = "sdist-dep"\nversion = "1"\ndependencies = ["pycuda"]\n'
+    (tmp_path / "pyproject.toml").write_text(pyproject + "[dependency-groups]\ntest = []\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SessionSkipped) as skipped:
+        gpu_noxfile.tests_cpu(session)
+    assert str(skipped.value).startswith("the dependencies lack wheels for Python 3.12: error: ")
+    assert "pycuda" in str(skipped.value)
+    assert "no usable wheels" in str(skipped.value)
+    assert session.calls == []  # nothing installed, nothing run
+
+
+def test_cpu_tests_on_a_next_python_take_the_newest_wheels_not_the_lock(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    session = next_python_session(gpu_noxfile, tmp_path / "venv", monkeypatch)
+    monkeypatch.chdir(Path(gpu_noxfile.__file__).parent)
+    monkeypatch.setenv("LOCK_CONSTRAINTS", str(tmp_path / "uv-lock.txt"))
+    gpu_noxfile.tests_cpu(session)
+    # No lock constraint, and every CUDA extra resolves there: no warning.
+    assert session.calls == [("install", ".", "--group", "test"), ("run", "pytest")]
+
+
+def unresolvable_extras(path: Path, majors: list[str]) -> None:
+    """A project whose CUDA extras ask for a CuPy that does not exist."""
+    extras = "".join(f'cuda{m} = ["cupy-cuda{m}x>=99"]\n' for m in majors)
+    project = '[project]\nname = "future-gpu"\nversion = "1"\n'
+    (path / "pyproject.toml").write_text(project + "[project.optional-dependencies]\n" + extras)
+
+
+def test_a_cuda_extra_that_does_not_resolve_on_a_next_python_is_reported_with_uvs_reason(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    session = next_python_session(gpu_noxfile, tmp_path / "venv", monkeypatch)
+    unresolvable_extras(tmp_path, list(gpu_noxfile.MIN_DRIVERS))
+    monkeypatch.chdir(tmp_path)
+    gpu_noxfile._resolve_cuda_extras(session)
+    assert [call[0] for call in session.calls] == ["warn"] * len(gpu_noxfile.MIN_DRIVERS)
+    for major, (_, message) in zip(gpu_noxfile.MIN_DRIVERS, session.calls, strict=True):
+        assert message.startswith(f"cuda{major} does not resolve on Python 3.12: error: ")
+        assert f"cupy-cuda{major}x>=99" in message
+
+
+def test_a_cuda_extra_that_does_not_resolve_on_a_supported_python_fails_the_session(
+    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    session = next_python_session(gpu_noxfile, tmp_path / "venv", monkeypatch)
+    monkeypatch.setattr(gpu_noxfile, "NEXT_PYTHONS", ["3.15"])
+    unresolvable_extras(tmp_path, list(gpu_noxfile.MIN_DRIVERS))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SessionError, match=r"does not resolve on Python 3\.12: error: "):
+        gpu_noxfile._resolve_cuda_extras(session)
 
 
 def test_gpu_session_with_the_extension_stops_at_once_without_a_cpp_compiler(

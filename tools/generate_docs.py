@@ -104,6 +104,7 @@ def render_page(matrix: dict[str, Any]) -> str:
     lines += [
         "",
         python_line(),
+        "CI also runs the CPU tests on " + " and ".join(matrix["preview_pythons"]) + ".",
         "",
         "To change a pin, edit `includes/cuda-matrix.yml`, run `nox -s docs_pages`, and add a",
         "CHANGELOG entry: rendered projects pick the change up on their next `copier update`.",

@@ -10,7 +10,7 @@ swapped, a constant changed, a ``not`` or a statement removed, a return value re
 - *wording*: a string inside an exception, warning, log call or assertion message, or passed
   to a parameter that only builds one; it changes what the user reads, not what the code does;
 - *unreachable*: the mutant sits in code that only a GPU runs (code that imports a CUDA library
-  named in the project's ``gpu/_facts.py``, or a ``@gpu_dispatch`` GPU implementation), and this
+  named in the project's ``gpu/_project.py``, or a ``@gpu_dispatch`` GPU implementation), and this
   is proved, not assumed: a probe that records being reached and raises ``AssertionError`` is
   inserted there, and the CPU suite stays green without any probe being reached.
 
@@ -841,9 +841,9 @@ def gpu_names(
 def imported_gpu_names(module: ast.Module, path: str, exported: Mapping[str, set[str]]) -> set[str]:
     """The names ``module`` (at ``path``) imports from a sibling that are GPU names there.
 
-    ``from ._numba_cuda import cuda, launch`` in ``kernels/_numba_cuda_stencil.py`` makes
+    ``from .numba_cuda import cuda, launch`` in ``kernels/_numba_cuda_stencil.py`` makes
     ``cuda`` and ``launch`` GPU names of that module too, when ``exported`` (path -> the GPU
-    names of each module, :func:`gpu_names`) says they are in ``kernels/_numba_cuda.py``.
+    names of each module, :func:`gpu_names`) says they are in ``kernels/numba_cuda.py``.
     """
     package = path.rsplit("/", 1)[0]
     found = set()
@@ -999,7 +999,7 @@ def gpu_libraries(facts: str, pyproject: str) -> tuple[str, ...]:
 
 
 def cuda_modules(facts: str) -> tuple[str, ...]:
-    """``CUDA_MODULES`` from the project's ``gpu/_facts.py``: the libraries only a GPU needs."""
+    """``CUDA_MODULES`` from the project's ``gpu/_project.py``: the libraries only a GPU needs."""
     for node in ast.parse(facts).body:
         target: ast.expr
         value: ast.expr | None
@@ -1012,7 +1012,7 @@ def cuda_modules(facts: str) -> tuple[str, ...]:
         if isinstance(target, ast.Name) and target.id == "CUDA_MODULES" and value is not None:
             modules: tuple[str, ...] = tuple(ast.literal_eval(value))
             return modules
-    raise ValueError("gpu/_facts.py defines no CUDA_MODULES")
+    raise ValueError("gpu/_project.py defines no CUDA_MODULES")
 
 
 # --- which tests to run ------------------------------------------------------------------------
@@ -1445,7 +1445,7 @@ def analyse(project: Path) -> Analysis:
         for p in sorted(project.glob("src/**/*.py")) + sorted(project.glob("tests/**/*.py"))
     }
     texts = {path: everything[path] for path in paths}
-    facts = everything[f"src/{package}/gpu/_facts.py"]
+    facts = everything[f"src/{package}/gpu/_project.py"]
     gpu_modules = gpu_libraries(facts, (project / "pyproject.toml").read_text(encoding="utf-8"))
     messages = message_parameters(t for p, t in everything.items() if p.startswith("src/"))
     mutants = [m for path in paths for m in mutants_of(texts[path], path, messages)]

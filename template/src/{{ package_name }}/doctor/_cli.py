@@ -11,15 +11,15 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..gpu._facts import CUDA_MAJORS
-from ._facts import DISTRIBUTION
+from ..gpu._project import CUDA_MAJORS
+from ._environment import DISTRIBUTION
 from ._inventory import toolkit_wheels
 from ._report import collect
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ._facts import DriverInfo, Facts, Installed, Nvcc
+    from ._environment import DriverInfo, Facts, Installed, Nvcc
     from ._report import Report
 
 __all__ = ["as_dict", "main", "render_text"]

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from ._facts import CUDA_CORE_NVML_BINDINGS, DriverInfo, GPUInfo
+from ._environment import CUDA_CORE_NVML_BINDINGS, DriverInfo, GPUInfo
 from ._tool import run_tool
 
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..gpu._facts import CUDA_MAJOR
+from ..gpu._project import CUDA_MAJOR
 from ._findings import Check, Finding
 
 if TYPE_CHECKING:
-    from ._facts import Facts, GPUInfo
+    from ._environment import Facts, GPUInfo
 
 __all__ = ["ExtensionHasNoKernelForGpu", "ExtensionNotLoaded"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
-    from ._facts import Facts
+    from ._environment import Facts
 
 __all__ = ["SEVERITIES", "Check", "Finding", "Severity"]
 

@@ -7,7 +7,7 @@ import re
 from importlib import metadata
 from typing import TYPE_CHECKING
 
-from ._facts import Installed, Unreadable
+from ._environment import Installed, Unreadable
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

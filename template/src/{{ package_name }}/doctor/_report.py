@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from ._checks import evaluate
+from ._diagnoses import evaluate
 from ._gather import gather
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._facts import Facts
+    from ._environment import Facts
     from ._findings import Finding
 
 __all__ = ["Report", "collect"]

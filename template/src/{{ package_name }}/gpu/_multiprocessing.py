@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ._facts import CUDA_MODULES
+from ._project import CUDA_MODULES
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext

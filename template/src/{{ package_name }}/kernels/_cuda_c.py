@@ -13,23 +13,28 @@ Every index in ``laplacian.cu`` is 64-bit, its sizes included (launch with int64
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from numpy.typing import NDArray
 
-    from ._checks import FloatT
+    from .checks import FloatT
 
 __all__ = [
     "HEADERS",
     "KERNELS",
     "SOURCE_FILE",
+    "compile_once",
     "kernel_name",
     "laplacian_cpu",
     "laplacian_numpy",
@@ -41,6 +46,37 @@ HEADERS = ("grid_helpers.cuh",)
 KERNELS = {np.dtype(np.float32): "laplacian_5pt_f32", np.dtype(np.float64): "laplacian_5pt_f64"}
 
 _INCLUDE = re.compile(r'^#include "([^"]+)"[^\n]*$', flags=re.MULTILINE)
+K = TypeVar("K")
+R = TypeVar("R")
+
+
+class compile_once(Generic[K, R]):  # a decorator, spelt like functools.cache
+    """A cache of compiles of :func:`read_source`'s text: one per key, however many threads ask.
+
+    ``functools.cache`` lets threads that miss together each compile (NVRTC or nvcc once more, a
+    second module in the context). A hit takes no lock: a dict read is atomic, with or without
+    the GIL. A forked child keeps the lock as it was; it cannot use CUDA anyway (``mp_context``).
+    """
+
+    def __init__(self, function: Callable[[K], R]) -> None:
+        functools.update_wrapper(self, function)
+        self._compile = function
+        self._done: dict[K, R] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, key: K) -> R:
+        try:
+            return self._done[key]
+        except KeyError:
+            with self._lock:
+                if key not in self._done:
+                    self._done[key] = self._compile(key)
+                return self._done[key]
+
+    def cache_clear(self) -> None:
+        """Forget every compile (for tests)."""
+        with self._lock:
+            self._done.clear()
 
 
 def _package_text(name: str) -> str:
@@ -68,7 +104,7 @@ def kernel_name(dtype: np.dtype[Any]) -> str:
 
 
 def laplacian_numpy(u: Any, out: Any) -> Any:
-    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``_checks.grid``).
+    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``checks.grid``).
 
     In place on the interior, one temporary.
     """
@@ -100,6 +136,6 @@ def laplacian_cpu(u: NDArray[FloatT], *, out: NDArray[FloatT] | None = None) -> 
     numpy.ndarray
         ``out``, or a new array.
     """
-    u, _ = _checks.grid("laplacian", u, out, accept=_checks.host_only, takes="host arrays only")
+    u, _ = checks.grid("laplacian", u, out, accept=checks.host_only, takes="host arrays only")
     result: NDArray[FloatT] = laplacian_numpy(u, out)
     return result

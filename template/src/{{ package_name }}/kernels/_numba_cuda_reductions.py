@@ -1,30 +1,37 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The reduction example's CUDA kernel (Numba): a grid-stride loop, a shared-memory tree, atomics.
 
-It compiles with :mod:`._numba_cuda`'s target when it is imported, so only GPU paths and
+It compiles with :mod:`.numba_cuda`'s target when it is imported, so only GPU paths and
 simulator tests import it. No warp shuffles: the simulator does not implement them, and a
 shared-memory tree is as fast for a reduction bound by memory bandwidth.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
 from ._launch import THREADS_PER_BLOCK, check_threads_per_block, reduction_blocks
-from ._numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
+from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
 
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.
 __all__ = ["cupy_stream", "launch_sum_of_squares"]
 
 # Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
 # cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
+# Not functools.cache: threads that miss together would each get a dispatcher of their own, and
+# each compiles at its first launch. Building one is cheap: all of them get the first one kept.
+_SUM_OF_SQUARES: dict[tuple[int, np.dtype[Any]], Any] = {}
 
 
-@functools.cache
 def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
+    key = (threads, dtype)
+    kernel = _SUM_OF_SQUARES.get(key)
+    return _SUM_OF_SQUARES.setdefault(key, _new_sum_of_squares(*key)) if kernel is None else kernel
+
+
+def _new_sum_of_squares(threads: int, dtype: np.dtype[Any]) -> Any:
     element = dtype.type  # a NumPy scalar type: both targets take it (numba's types: only one)
     zero = dtype.type(0)
 
@@ -32,7 +39,7 @@ def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
         partial = cuda.shared.array(threads, element)
         tid = cuda.threadIdx.x
         total = zero
-        # A grid-stride loop, its start and stride 64-bit (see _numba_cuda: cuda.grid is not).
+        # A grid-stride loop, its start and stride 64-bit (see numba_cuda: cuda.grid is not).
         start = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + tid
         for i in range(start, x.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
             total += x[i] * x[i]
@@ -47,7 +54,7 @@ def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:
         if tid == 0:
             cuda.atomic.add(out, 0, partial[0])
 
-    # Cached on disk as _numba_cuda's kernels are; the constants above are part of the key.
+    # Cached on disk as numba_cuda's kernels are; the constants above are part of the key.
     return cuda.jit(kernel, cache=True)
 
 

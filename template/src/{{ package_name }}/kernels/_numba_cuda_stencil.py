@@ -3,7 +3,7 @@
 
 The kernel calls :func:`._numba_shared.stencil_point_source` compiled as an inlined device
 function: the same Python function the CPU loop compiles with ``numba.njit``. It compiles with
-:mod:`._numba_cuda`'s target when it is imported, so only GPU paths and simulator tests import it.
+:mod:`.numba_cuda`'s target when it is imported, so only GPU paths and simulator tests import it.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ._launch import BLOCK_2D, grid_2d
-from ._numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 from ._numba_shared import stencil_point_source
+from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.
 __all__ = ["cupy_stream", "launch_laplacian"]
@@ -25,7 +25,7 @@ _stencil_point: Any = cuda.jit(device=True, inline="always")(stencil_point_sourc
 
 
 def _laplacian(u: Any, out: Any) -> None:
-    # x runs along columns, so a warp reads contiguous memory. 64-bit indices (see _numba_cuda:
+    # x runs along columns, so a warp reads contiguous memory. 64-bit indices (see numba_cuda:
     # cuda.grid is not): a row may hold 2**31 columns or more.
     col = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     first_row = np.int64(cuda.blockIdx.y) * cuda.blockDim.y + cuda.threadIdx.y
@@ -40,7 +40,7 @@ def _laplacian(u: Any, out: Any) -> None:
             out[row, col] = 0
 
 
-# Cached on disk as _numba_cuda's kernels are. Numba checks a cached kernel against its own file
+# Cached on disk as numba_cuda's kernels are. Numba checks a cached kernel against its own file
 # only, and the formula of _numba_shared.py is compiled into this one: after editing that file
 # alone, delete the cache (the *.nbi and *.nbc files of this module in __pycache__, or under
 # NUMBA_CACHE_DIR). Installing a release writes every file anew: Numba compiles again then.

@@ -3,7 +3,7 @@
 
 Each formula is a plain Python function, compiled twice: with ``numba.njit`` for the CPU loops
 of :mod:`.numba_kernels` (here), and with ``cuda.jit(device=True)`` for the kernels of
-:mod:`._numba_cuda`. A kernel cannot call the ``njit`` function itself: numba-cuda could, but
+:mod:`.numba_cuda`. A kernel cannot call the ``njit`` function itself: numba-cuda could, but
 numba-cuda-mlir, the maintained CUDA target, does not use the ``numba`` package at all. Both are
 inlined, so the shared function costs no call. A fix to the arithmetic reaches both, and the CPU
 tests check the formula the GPU runs.

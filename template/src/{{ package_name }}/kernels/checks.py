@@ -1,10 +1,12 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The argument checks every kernel route shares, for your kernels as for the package's own.
 
-A public kernel function calls :func:`arrays` (or one of its short forms :func:`elementwise`,
-:func:`reduction`, :func:`grid`) once, then hands what it returns to its CPU or GPU twin, which
-check nothing again, and tells the dispatcher where the arrays live, so that it does not look
-again either:
+A public kernel function calls :func:`arrays` (any number of named arrays, with the shapes the
+caller states) or one of its thin forms :func:`elementwise`, :func:`reduction` and :func:`grid`
+once, and hands what it returns to its CPU or GPU twin, which trust it and check nothing again:
+:class:`Checked` carries every answer the call needs (the arrays, their dtype, the result's
+shape, host or device and which CUDA device), so the dispatcher is told where to run
+(``Dispatched.call_on``) instead of looking again:
 
 .. code-block:: python
 
@@ -12,8 +14,8 @@ again either:
     a = checks.scalar("my_kernel", "a", a, checked.dtype)
     return _my_kernel.call_on(checked.device, a, *checked.arrays, out)
 
-Any number of named arrays, with the shapes you state; an error names the argument that is
-wrong. A matrix product, whose ``out`` takes its shape from both inputs:
+An error names the argument that is wrong. A matrix product, whose ``out`` takes its shape from
+both inputs:
 
 .. code-block:: python
 
@@ -26,12 +28,33 @@ wrong. A matrix product, whose ``out`` takes its shape from both inputs:
     )
     result = np.empty(checked.shape, checked.dtype) if out is None else out
 
-The rules (dtypes, shapes, host and device arrays, ``out=`` and memory overlaps) are those of
-the package's private ``_checks`` module, which this module re-exports unchanged.
+Every route therefore fails the same way, with advice:
 
-Type a kernel function as the package's own are, so that mypy refuses a wrong call and gives
-the caller's array type back: :class:`Array` for each array, ``ArrayT`` for the result,
-``float`` for a scalar, and ``NDArray[FloatT]`` (``numpy.typing``) on a host-only route:
+- arrays: ``None`` and masked arrays are refused (a kernel would ignore the mask); host array-likes
+  become NumPy arrays; device arrays stay as they are; host and device arrays are not mixed;
+- dtypes: float32 or float64, one for all arrays; shapes: equal, never broadcast;
+- ``out``: an array of the inputs' kind (on the host a plain ndarray or memmap, no other
+  subclass), shape and dtype, C-contiguous, writable, and not overlapping an input in memory.
+  The one overlap allowed is exact aliasing in an elementwise kernel (``axpy(a, x, y, out=y)``):
+  each element is read before it is written, by the same thread. A partial overlap
+  (``out=buf[1:]`` with ``x=buf[:-1]``) would read elements another thread has already
+  overwritten, so it is refused, on the host and on the device alike.
+
+Overlap is decided by address ranges, the same way for every array type: NumPy arrays, CuPy
+arrays, PyCUDA ``GPUArray`` and anything with ``__cuda_array_interface__`` (Numba device arrays).
+
+A call costs what its questions cost, so the cheap ones come first: plain NumPy arrays of one
+float dtype (``type(x) is numpy.ndarray``, dtypes compared by identity) and an ``out`` that
+plainly fits take a path that builds no string and walks no ``sys.modules``; anything else,
+and every refusal, goes through the full checks below, which say what was wrong.
+
+Types: a public kernel function takes :class:`Array` arguments and returns an array of the
+caller's kind (``ArrayT``), so ``axpy(2.0, x, y)`` is a NumPy array to mypy when ``x``
+and ``y`` are (a plain one for a subclass such as ``memmap``, as at run time), and a string,
+a list, a number or ``None`` where an array goes is a type error naming the argument. A scalar
+is a ``float``, and a host-only route takes ``NDArray[FloatT]`` (``numpy.typing``). The twins
+annotate the checked arrays ``Any``: one signature serves NumPy arrays and CuPy's, which have
+no type hints:
 
 .. code-block:: python
 
@@ -42,24 +65,17 @@ the caller's array type back: :class:`Array` for each array, ``ArrayT`` for the 
 
 from __future__ import annotations
 
-from ._checks import (
-    FLOAT_DTYPES,
-    GRID,
-    Array,
-    ArrayT,
-    Checked,
-    FloatT,
-    address_range,
-    arrays,
-    elementwise,
-    float_dtype,
-    grid,
-    host_only,
-    is_device_array,
-    overlaps,
-    reduction,
-    scalar,
-)
+import numbers
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, cast
+
+import numpy as np
+
+from ..gpu import is_gpu_array
+from ..gpu._arrays import device_of_arrays
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
 
 __all__ = [
     "FLOAT_DTYPES",
@@ -79,3 +95,536 @@ __all__ = [
     "reduction",
     "scalar",
 ]
+
+
+_KindT_co = TypeVar("_KindT_co", covariant=True)
+
+
+class Array(Protocol[_KindT_co]):
+    """What mypy requires of an array argument: a shape, a dtype, and ``__array__``.
+
+    NumPy arrays have all three. The device arrays of every route (CuPy, Numba, PyCUDA) come
+    from libraries without type hints: mypy sees them as ``Any``, which fits. A string, a list,
+    a number or ``None`` is a type error that names the argument.
+
+    ``__array__`` is there for its type, the kind of array a kernel gives back: for a NumPy array
+    a plain ``ndarray`` of its shape type and dtype, so a parameter ``x: Array[ArrayT]`` binds
+    ``ArrayT`` to it, and a function that returns ``ArrayT`` returns, to mypy, what it returns
+    at run time. A subclass binds the plain ``ndarray`` too, which is the truth: the kernels
+    compute into plain arrays, so ``axpy(2.0, m, m)`` of a ``numpy.memmap`` is an ``ndarray``
+    (a promise of ``memmap`` would let ``result.flush()`` pass mypy and fail at run time).
+    """
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The array's element type."""
+
+    def __array__(self) -> _KindT_co:
+        """The array on the host: its type is the kind of array a kernel gives back."""
+
+
+# The result's array type: `def f(x: Array[ArrayT]) -> ArrayT` returns a NumPy array for one.
+# (A comment, not a docstring: numpydoc cannot document a TypeVar, so the API pages leave it out.)
+ArrayT = TypeVar("ArrayT", bound="Array[Any]")
+# A NumPy float type (float32, float64), for host-only code: `NDArray[FloatT]` in and out.
+FloatT = TypeVar("FloatT", bound="np.floating[Any]")
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+_NO_SIZES: Mapping[str, int] = MappingProxyType({})
+
+
+class Checked(NamedTuple):
+    """Everything a checked call needs, resolved once: the twins and the dispatcher ask nothing.
+
+    Returned by :func:`arrays`. ``device`` is what ``Dispatched.call_on`` takes.
+    """
+
+    arrays: tuple[Any, ...]
+    """The inputs, in the order given: NumPy arrays (host array-likes converted) or device
+    arrays, as they came."""
+    out: Any
+    """The caller's ``out``, checked, or None."""
+    dtype: np.dtype[Any]
+    """The one float dtype of every array."""
+    shape: tuple[int, ...]
+    """The result's shape: what ``out`` has, and what a new result must have."""
+    on_device: bool
+    """True for device arrays (of any library), False for host arrays."""
+    device: int | None
+    """The CUDA device of CuPy arrays; None for host arrays (and other libraries' arrays)."""
+    sizes: Mapping[str, int] = _NO_SIZES
+    """The sizes the stated shapes named: ``{"m": 3, "k": 4, "n": 5}`` for a matrix product."""
+
+
+# --- what an array is and where it lives ----------------------------------------------------------
+
+
+def is_device_array(a: object) -> bool:
+    """True for an array in GPU memory of any library: CuPy, Numba, PyCUDA, ... Never imports one.
+
+    CuPy arrays are recognised by ``gpu.is_gpu_array``; the others by the
+    ``__cuda_array_interface__`` protocol (looked up on the type, so no property runs) or by
+    PyCUDA's ``gpudata`` attribute.
+    """
+    if type(a) is np.ndarray:
+        return False
+    return (
+        is_gpu_array(a)
+        or hasattr(type(a), "__cuda_array_interface__")
+        or (hasattr(a, "gpudata") and hasattr(a, "shape"))
+    )
+
+
+def host_only(a: object) -> bool:
+    """The ``accept`` of a route that launches on no device array: every one is refused."""
+    return False
+
+
+def _pointer_and_strides(a: Any) -> tuple[int, tuple[int, ...]]:
+    """The address of ``a``'s first element and its byte strides, for any supported array type."""
+    if isinstance(a, np.ndarray):  # NumPy, and NumPy subclasses standing in for device arrays
+        return int(a.__array_interface__["data"][0]), tuple(a.strides)
+    pointer = getattr(getattr(a, "data", None), "ptr", None)  # CuPy: a MemoryPointer
+    if pointer is None and getattr(a, "gpudata", None) is not None:  # PyCUDA: a DeviceAllocation
+        pointer = int(a.gpudata)
+    if pointer is not None:
+        return int(pointer), tuple(a.strides)
+    interface = getattr(a, "__cuda_array_interface__", None)
+    if interface is None:
+        raise TypeError(f"cannot locate the memory of a {type(a).__name__}")
+    strides = interface.get("strides")
+    if strides is None:  # the protocol's way of saying C-contiguous
+        strides = _c_strides(tuple(interface["shape"]), np.dtype(interface["typestr"]).itemsize)
+    return int(interface["data"][0]), tuple(strides)
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def address_range(a: Array[Any]) -> tuple[int, int] | None:
+    """The bytes ``[start, stop)`` that ``a``'s elements span; None for an array of no elements.
+
+    Like NumPy's ``byte_bounds``, for host and device arrays alike. A strided view spans the gaps
+    between its elements too, so the range is conservative: two interleaved views overlap by it.
+    """
+    shape = tuple(a.shape)
+    if 0 in shape:
+        return None
+    pointer, strides = _pointer_and_strides(a)
+    low = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
+    return pointer + low, pointer + high + np.dtype(a.dtype).itemsize
+
+
+def overlaps(a: Array[Any], b: Array[Any]) -> bool:
+    """True when the address ranges of ``a`` and ``b`` intersect (arrays of one address space)."""
+    first, second = address_range(a), address_range(b)
+    if first is None or second is None:
+        return False
+    return first[0] < second[1] and second[0] < first[1]
+
+
+def _same_elements(a: Array[Any], b: Array[Any]) -> bool:
+    """True when ``a`` and ``b`` are views of the same elements in the same layout."""
+    return (
+        tuple(a.shape) == tuple(b.shape)
+        and np.dtype(a.dtype) == np.dtype(b.dtype)
+        and _pointer_and_strides(a) == _pointer_and_strides(b)
+    )
+
+
+# --- single checks --------------------------------------------------------------------------------
+
+
+def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
+    """The one floating dtype the arrays share; TypeError (with the fix) for anything else."""
+    if arrays:  # the answer without a string: one dtype, compared by value, and a float one
+        first = arrays[0].dtype
+        if first in FLOAT_DTYPES and all(a.dtype == first for a in arrays[1:]):
+            return np.dtype(first)
+    dtypes = sorted({str(a.dtype) for a in arrays})
+    if len(dtypes) != 1:
+        raise TypeError(
+            f"{name}: the arrays must share one dtype, got {', '.join(dtypes)}; "
+            "convert one of them with .astype(...)"
+        )
+    dtype = np.dtype(dtypes[0])
+    if dtype not in FLOAT_DTYPES:
+        raise TypeError(
+            f"{name} supports float32 and float64 arrays, got {dtype}; "
+            "convert with x.astype(numpy.float64)"
+        )
+    return dtype
+
+
+def scalar(name: str, label: str, value: object, dtype: np.dtype[Any]) -> Any:
+    """``value`` as a scalar of ``dtype``; TypeError for None, complex numbers, strings, arrays.
+
+    ``numpy.float64(None)`` is NaN, so without this check ``axpy(None, x, y)`` would quietly
+    return NaNs.
+    """
+    if type(value) is float or type(value) is int:  # the usual answer, before the ABC's look-up
+        return dtype.type(value)
+    if not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name}: {label} must be a real number, got {type(value).__name__} {value!r}; "
+            f"pass a float (for a 0-d array: float({label}))"
+        )
+    return dtype.type(value)
+
+
+def _inputs(
+    name: str, arrays: Mapping[str, object], accept: Callable[[object], bool], takes: str
+) -> tuple[list[Any], bool]:
+    """The arguments as arrays, and whether they are device arrays (all of them) or not (none)."""
+    checked: list[Any] = []
+    for label, a in arrays.items():
+        if a is None:
+            raise TypeError(f"{name}: {label} is None; pass an array")
+        if isinstance(a, np.ma.MaskedArray):
+            raise TypeError(
+                f"{name}: {label} is a masked array, and the kernel would ignore its mask; "
+                f"pass {label}.filled(value) or {label}.compressed()"
+            )
+        if accept(a):
+            checked.append(a)
+        elif is_device_array(a):
+            kind = f"{type(a).__module__}.{type(a).__name__}"
+            raise TypeError(
+                f"{name} takes {takes}, got a {kind} for {label}; copy it to the host first "
+                f"(gpu.to_cpu({label}) for CuPy), or use a kernel route that launches on it"
+            )
+        else:
+            checked.append(np.asarray(a))
+    on_device = [accept(a) for a in checked]
+    if any(on_device) and not all(on_device):
+        raise TypeError(
+            f"{name} got device and host arrays together; move them to one side first "
+            "with gpu.to_device(...) or gpu.to_cpu(...)"
+        )
+    return checked, bool(on_device) and all(on_device)
+
+
+def _output(
+    name: str,
+    out: object,
+    *,
+    shape: tuple[int, ...],
+    dtype: np.dtype[Any],
+    reads: Mapping[str, Array[Any]],
+    on_device: bool,
+    accept: Callable[[object], bool],
+    alias_ok: bool,
+) -> None:
+    """Refuse an ``out`` that cannot take the result, or that overlaps what the kernel reads."""
+    if out is None:
+        return
+    kind = "device array of the inputs' type" if on_device else "NumPy array"
+    if isinstance(out, np.ma.MaskedArray):
+        raise TypeError(f"{name}: out is a masked array; pass a plain {kind}")
+    if on_device != accept(out) or not (on_device or isinstance(out, np.ndarray)):
+        if on_device or is_device_array(out):
+            raise TypeError(
+                f"{name} got device and host arrays together; move them to one side first "
+                "with gpu.to_device(...) or gpu.to_cpu(...)"
+            )
+        raise TypeError(f"{name}: out must be a {kind}, got {type(out).__name__}")
+    # Subclasses may reshape otherwise: a numpy.matrix stays 2-D, and a flat loop writes its rows.
+    if not on_device and type(out) not in (np.ndarray, np.memmap):
+        raise TypeError(
+            f"{name}: out is a {type(out).__name__}, a NumPy subclass the kernels cannot write "
+            "through safely; pass out.view(numpy.ndarray), which shares its memory"
+        )
+    target: Any = out
+    if tuple(target.shape) != shape or target.dtype != dtype:
+        raise ValueError(
+            f"{name}: out must have shape {shape} and dtype {dtype}, "
+            f"got shape {tuple(target.shape)} and dtype {target.dtype}"
+        )
+    flags = getattr(target, "flags", None)
+    # Kernels write through a flat view; a strided `out` would silently receive nothing.
+    if not getattr(flags, "c_contiguous", True):
+        raise ValueError(f"{name}: out must be C-contiguous; pass a new array or out.copy()")
+    if not getattr(flags, "writeable", True):
+        raise ValueError(f"{name}: out is read-only; pass a writable array")
+    for label, a in reads.items():
+        if not overlaps(target, a) or (alias_ok and _same_elements(target, a)):
+            continue
+        allowed = f"; out may be {label} itself, exactly" if alias_ok else ""
+        raise ValueError(
+            f"{name}: out overlaps {label} in memory, so the kernel would read elements it has "
+            f"already overwritten{allowed}. Pass a separate array"
+        )
+
+
+# --- the cheap path: plain NumPy arrays that plainly fit ------------------------------------------
+
+
+def _host_out_fits(out: np.ndarray[Any, Any], reads: Sequence[Any], alias_ok: bool) -> bool:
+    """True when a plain ndarray ``out`` of the right shape and dtype plainly passes ``_output``.
+
+    That is: contiguous, writable, and apart from every input (or one exactly, when
+    ``alias_ok``). False means "ask fully".
+    """
+    flags = out.flags
+    if not (flags.c_contiguous and flags.writeable):
+        return False
+    for a in reads:
+        if a is out:
+            if not alias_ok:
+                return False
+        # Two arrays that each own their memory were allocated apart: no address range needed.
+        elif not (flags.owndata and a.flags.owndata) and np.may_share_memory(out, a):
+            return False
+    return True
+
+
+# --- shapes ---------------------------------------------------------------------------------------
+
+Dims = tuple[int | str, ...]
+"""A stated shape: an int is that size, a name is a size shared with every other use of it."""
+
+
+def _spelled(dims: Dims) -> str:
+    return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def _same_shape(name: str, labels: Sequence[str], values: Sequence[Any]) -> tuple[int, ...]:
+    """The one shape of every array: never broadcast, it hides bugs."""
+    shape = tuple(values[0].shape)
+    for label, a in zip(labels[1:], values[1:], strict=True):
+        if tuple(a.shape) != shape:
+            which = f" ({label} against {labels[0]})" if len(values) > 2 else ""
+            raise ValueError(
+                f"{name}: the arrays must have the same shape, got {shape} and "
+                f"{tuple(a.shape)}{which}"
+            )
+    return shape
+
+
+def _stated_shapes(
+    name: str, labels: Sequence[str], values: Sequence[Any], shapes: Mapping[str, Dims]
+) -> dict[str, int]:
+    """The sizes the stated shapes name, after checking every array against its shape."""
+    unknown = sorted(set(shapes) - set(labels))
+    if unknown:
+        raise TypeError(f"{name}: shapes names {', '.join(unknown)}, which no array is called")
+    sizes: dict[str, int] = {}
+    found_in: dict[str, str] = {}
+    for label, a in zip(labels, values, strict=True):
+        dims = shapes.get(label)
+        if dims is None:
+            continue
+        shape = tuple(a.shape)
+        if len(shape) != len(dims):
+            which = f" for {label}, shaped {_spelled(dims)}" if len(values) > 1 else ""
+            raise ValueError(
+                f"{name} needs a {len(dims)}-D array, got {len(shape)}-D with shape {shape}{which}"
+            )
+        for dim, n in zip(dims, shape, strict=True):
+            if isinstance(dim, str) and dim not in sizes:
+                sizes[dim], found_in[dim] = n, label
+            elif n != (sizes[dim] if isinstance(dim, str) else dim):
+                bound = {d: sizes[d] for d in dims if isinstance(d, str) and d in sizes}
+                given = ", ".join(f"{d} = {v} from {found_in[d]}" for d, v in bound.items())
+                raise ValueError(
+                    f"{name}: {label} must have shape {_spelled(dims)}"
+                    f"{f' with {given}' if given else ''}, got {shape}"
+                )
+    return sizes
+
+
+def _result_shape(name: str, out_shape: Dims, sizes: Mapping[str, int]) -> tuple[int, ...]:
+    missing = [d for d in out_shape if isinstance(d, str) and d not in sizes]
+    if missing:
+        raise TypeError(
+            f"{name}: out_shape names {', '.join(missing)}, which no stated shape of an input has"
+        )
+    return tuple(sizes[d] if isinstance(d, str) else d for d in out_shape)
+
+
+# --- what a public function calls -----------------------------------------------------------------
+
+
+def arrays(
+    name: str,
+    arrays: Mapping[str, Array[Any]],
+    *,
+    out: Array[Any] | None = None,
+    shapes: Mapping[str, Dims] | None = None,
+    out_shape: Dims | None = None,
+    out_may_be_input: bool = False,
+    accept: Callable[[object], bool] = is_gpu_array,
+    takes: str = "NumPy or CuPy arrays",
+) -> Checked:
+    """Check any number of named arrays and their ``out`` once; return every answer the call needs.
+
+    Parameters
+    ----------
+    name
+        The public function's name, which every error starts with.
+    arrays
+        The inputs by the names the caller knows them by (``{"a": a, "b": b}``): an error names
+        the one that is wrong.
+    out
+        The caller's ``out=``, or None.
+    shapes
+        The shape each named input must have: ints, and names for sizes that several arrays
+        share (``{"a": ("m", "k"), "b": ("k", "n")}`` for a matrix product). Without it, every
+        input has one shape, as in an elementwise kernel.
+    out_shape
+        The result's shape, in the same ints and names (``("m", "n")``); by default the first
+        input's shape.
+    out_may_be_input
+        Allow ``out`` to be an input exactly (same elements, same layout), as an elementwise
+        kernel can. Any other overlap with an input is always refused.
+    accept, takes
+        The device arrays the route launches on (CuPy's by default), and how an error says so.
+
+    Returns
+    -------
+    Checked
+        The arrays (host array-likes as NumPy arrays), ``out``, the dtype, the result's shape,
+        host or device, the CuPy device, and the sizes ``shapes`` named.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = np.ones((2, 3)), np.ones((3, 4))
+    >>> checked = arrays(
+    ...     "matmul", {"a": a, "b": b}, shapes={"a": ("m", "k"), "b": ("k", "n")},
+    ...     out_shape=("m", "n"),
+    ... )
+    >>> checked.shape, checked.device
+    ((2, 4), None)
+    >>> arrays("matmul", {"a": a, "b": a}, shapes={"a": ("m", "k"), "b": ("k", "n")})
+    Traceback (most recent call last):
+    ...
+    ValueError: matmul: b must have shape (k, n) with k = 3 from a, got (2, 3)
+    """
+    values: tuple[Any, ...] = tuple(arrays.values())
+    if not values:
+        raise TypeError(f"{name}: no arrays to check; pass at least one")
+    # Plain ndarrays of one float dtype, compared by identity (NumPy's built-in dtypes are single
+    # objects; an equal dtype that is another object just takes the full checks).
+    dtype = values[0].dtype if type(values[0]) is np.ndarray else None
+    if dtype is not None and (dtype is FLOAT_DTYPES[0] or dtype is FLOAT_DTYPES[1]):
+        for a in values:
+            if type(a) is not np.ndarray or a.dtype is not dtype:
+                dtype = None
+                break
+    else:
+        dtype = None
+    on_device = False
+    if dtype is None:
+        checked, on_device = _inputs(name, arrays, accept, takes)
+        values = tuple(checked)
+        dtype = float_dtype(name, *values)
+    sizes: Mapping[str, int] = _NO_SIZES
+    shape = values[0].shape
+    if shapes is not None:
+        sizes = _stated_shapes(name, tuple(arrays), values, shapes)
+    else:
+        for a in values:
+            if a.shape != shape:  # refused, or a shape that is another sequence than a tuple
+                shape = _same_shape(name, tuple(arrays), values)
+                break
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    if out_shape is not None:
+        shape = _result_shape(name, out_shape, sizes)
+    if out is None:
+        pass
+    elif (
+        on_device
+        or type(out) is not np.ndarray
+        or out.shape != shape
+        or out.dtype is not dtype
+        or not _host_out_fits(out, values, out_may_be_input)
+    ):
+        _output(
+            name,
+            out,
+            shape=shape,
+            dtype=dtype,
+            reads=dict(zip(arrays, values, strict=True)),
+            on_device=on_device,
+            accept=accept,
+            alias_ok=out_may_be_input,
+        )
+    # The device is asked last, and of CuPy arrays only: the one question the dispatcher skips.
+    device = device_of_arrays(name, (*values, out)) if on_device else None
+    # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function, a third of a call.
+    return _new_checked(Checked, (values, out, dtype, shape, on_device, device, sizes))
+
+
+_new_checked = tuple.__new__
+
+
+def elementwise(
+    name: str,
+    x: Array[ArrayT],
+    y: Array[ArrayT],
+    out: Array[ArrayT] | None,
+    *,
+    accept: Callable[[object], bool] = is_gpu_array,
+    takes: str = "NumPy or CuPy arrays",
+) -> tuple[ArrayT, ArrayT, np.dtype[Any]]:
+    """Check the operands of an elementwise kernel; return ``x`` and ``y`` as arrays and the dtype.
+
+    ``out`` may be ``x`` or ``y`` exactly (same elements, same layout), nothing else that
+    overlaps them. The form of :func:`arrays` for two inputs of one shape.
+    """
+    checked = arrays(
+        name, {"x": x, "y": y}, out=out, out_may_be_input=True, accept=accept, takes=takes
+    )
+    x_array, y_array = checked.arrays
+    return cast("ArrayT", x_array), cast("ArrayT", y_array), checked.dtype
+
+
+def reduction(
+    name: str,
+    x: Array[ArrayT],
+    out: Array[ArrayT] | None,
+    *,
+    accept: Callable[[object], bool] = is_gpu_array,
+    takes: str = "NumPy or CuPy arrays",
+) -> tuple[ArrayT, np.dtype[Any]]:
+    """Check the operand of a reduction into a 0-d ``out``; return ``x`` as an array and its dtype.
+
+    ``out`` must not overlap ``x`` at all: the result is zeroed, then accumulated, while ``x`` is
+    still being read. The form of :func:`arrays` for one input and a 0-d result.
+    """
+    checked = arrays(name, {"x": x}, out=out, out_shape=(), accept=accept, takes=takes)
+    return cast("ArrayT", checked.arrays[0]), checked.dtype
+
+
+GRID: Mapping[str, Dims] = MappingProxyType({"u": ("rows", "cols")})
+"""The stated shape of :func:`grid`'s ``u``."""
+
+
+def grid(
+    name: str,
+    u: Array[ArrayT],
+    out: Array[ArrayT] | None,
+    *,
+    accept: Callable[[object], bool] = is_gpu_array,
+    takes: str = "NumPy or CuPy arrays",
+) -> tuple[ArrayT, np.dtype[Any]]:
+    """Check a 2-D float grid and its ``out``; return ``u`` as an array and its dtype.
+
+    ``out`` must not overlap ``u`` at all: a stencil reads the neighbours of what it writes.
+    The form of :func:`arrays` for one 2-D input.
+    """
+    checked = arrays(name, {"u": u}, out=out, shapes=GRID, accept=accept, takes=takes)
+    return cast("ArrayT", checked.arrays[0]), checked.dtype

@@ -12,19 +12,18 @@ CuPy or Numba routes, which launch on them in place.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _checks
-from ._cuda_c import kernel_name, laplacian_cpu, read_source
+from . import checks
+from ._cuda_c import compile_once, kernel_name, laplacian_cpu, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from ._checks import FloatT
+    from .checks import FloatT
 
 __all__ = ["describe_device", "laplacian_cuda_core", "laplacian_host"]
 
@@ -32,7 +31,7 @@ laplacian_host = laplacian_cpu
 """The NumPy equivalent of :func:`laplacian_cuda_core`."""
 
 
-@functools.cache
+@compile_once
 def _program(arch: str) -> Any:
     """``laplacian.cu`` compiled to a cubin for ``sm_<arch>``, once per architecture."""
     from cuda.core import Program, ProgramOptions
@@ -84,8 +83,8 @@ def laplacian_cuda_core(u: NDArray[FloatT], *, device: int | None = None) -> NDA
     numpy.ndarray
         A new host array.
     """
-    u, dtype = _checks.grid(
-        "laplacian_cuda_core", u, None, accept=_checks.host_only, takes="host arrays only"
+    u, dtype = checks.grid(
+        "laplacian_cuda_core", u, None, accept=checks.host_only, takes="host arrays only"
     )
     u = np.ascontiguousarray(u)
     grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows

@@ -6,7 +6,7 @@ CUDA C, and CuPy chooses the launch. CuPy's other routes (``ReductionKernel``, `
 ``RawModule`` over a CUDA C file) are worked examples the project can add (its ``examples``
 answer).
 
-A public function checks its arguments once (:mod:`._checks`), then follows its arrays: CuPy
+A public function checks its arguments once (:mod:`.checks`), then follows its arrays: CuPy
 arrays run the GPU kernel, anything else runs the NumPy equivalent; neither checks again.
 Kernels are built on first use and compiled by NVRTC on first call for each dtype; CuPy caches
 the binaries on disk (``~/.cupy/kernel_cache``), so later processes start warm. CuPy writes their
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..gpu import gpu_dispatch
-from . import _checks
+from . import checks
 
 if TYPE_CHECKING:
-    from ._checks import Array, ArrayT
+    from .checks import Array, ArrayT
 
 __all__ = ["axpy_elementwise"]
 
@@ -47,8 +47,8 @@ def axpy_elementwise(
 
     ``out`` may be ``x`` or ``y`` itself; any other overlap with them is refused (ValueError).
     """
-    checked = _checks.arrays("axpy_elementwise", {"x": x, "y": y}, out=out, out_may_be_input=True)
-    scale = _checks.scalar("axpy_elementwise", "a", a, checked.dtype)
+    checked = checks.arrays("axpy_elementwise", {"x": x, "y": y}, out=out, out_may_be_input=True)
+    scale = checks.scalar("axpy_elementwise", "a", a, checked.dtype)
     x_checked, y_checked = checked.arrays
     result: ArrayT = _axpy.call_on(checked.device, scale, x_checked, y_checked, out)
     return result

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..gpu import gpu_dispatch
-from . import _checks
+from . import checks
 
 if TYPE_CHECKING:
-    from ._checks import Array, ArrayT
+    from .checks import Array, ArrayT
 
 __all__ = ["squared_distance_fused", "sum_of_squares_reduction"]
 
@@ -46,7 +46,7 @@ def _sum_of_squares_kernel() -> Any:
 
 def sum_of_squares_reduction(x: Array[ArrayT]) -> ArrayT:
     """The sum of ``x * x`` as a 0-d array, with a ``cupy.ReductionKernel``; BLAS dot on the CPU."""
-    checked = _checks.arrays("sum_of_squares_reduction", {"x": x}, out_shape=())
+    checked = checks.arrays("sum_of_squares_reduction", {"x": x}, out_shape=())
     result: ArrayT = _sum_of_squares.call_on(checked.device, *checked.arrays)
     return result
 
@@ -78,7 +78,7 @@ def _squared_distance_kernel() -> Any:
 
 def squared_distance_fused(x: Array[ArrayT], y: Array[ArrayT]) -> ArrayT:
     """``sum((x - y) ** 2)`` as a 0-d array: ``cupy.fuse`` on the GPU, NumPy and BLAS on the CPU."""
-    checked = _checks.arrays("squared_distance_fused", {"x": x, "y": y}, out_shape=())
+    checked = checks.arrays("squared_distance_fused", {"x": x, "y": y}, out_shape=())
     result: ArrayT = _squared_distance.call_on(checked.device, *checked.arrays)
     return result
 

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..gpu import gpu_dispatch
-from . import _checks
+from . import checks
 from ._cuda_c import kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
-    from ._checks import Array, ArrayT
+    from .checks import Array, ArrayT
 
 __all__ = ["laplacian_raw"]
 
@@ -40,7 +40,7 @@ def laplacian_raw(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> Arra
     The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape
     and dtype, be of ``u``'s kind, be C-contiguous and share no memory with ``u``.
     """
-    checked = _checks.arrays("laplacian_raw", {"u": u}, out=out, shapes=_checks.GRID)
+    checked = checks.arrays("laplacian_raw", {"u": u}, out=out, shapes=checks.GRID)
     (u_checked,) = checked.arrays
     result: ArrayT = _laplacian.call_on(checked.device, u_checked, out)
     return result

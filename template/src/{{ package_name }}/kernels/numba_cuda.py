@@ -1,10 +1,15 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """Numba's CUDA target for your own ``@cuda.jit`` kernels, and the helpers that launch them.
 
-Import this module only where GPU code runs (inside a dispatcher's GPU branch, in a module that
-only GPU branches import, in simulator tests): importing it imports the CUDA target, the one the
-package's own kernels compile with (numba-cuda-mlir where it is installed, numba-cuda otherwise
-and under the simulator).
+The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles
+them with numba-cuda-mlir (``numba_cuda_mlir.cuda``, NVIDIA's maintained target) where it is
+installed, and with numba-cuda (``numba.cuda``) otherwise and always under the CUDA simulator,
+which only numba-cuda has. It imports that target when it is imported, so import it only where
+GPU code runs: inside a dispatcher's GPU branch, in a module that only GPU branches import, in
+simulator tests. Launchers take device arrays: Numba device arrays, CuPy arrays (anything with
+``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but exact enough
+to test indexing, shared memory, barriers and atomics without a GPU.
 
 .. code-block:: python
 
@@ -26,32 +31,319 @@ past ``2**31 - 1`` elements it wraps and the rest of the array is skipped withou
 :func:`ptx_problems` finds that, and float64 arithmetic in float32 kernels, in the PTX the
 compiler emits, with no GPU: ``assert ptx_problems(_scale, "void(float32, float32[::1],
 float32[::1])") == []`` in a test (:func:`ptx_unavailable` says where it cannot run).
+
+The package's own ``axpy`` kernel is here (:func:`launch_axpy`); the worked examples' kernels
+(where the project has them) live in modules of their own beside this one, and use its target,
+its stream and its launcher.
 """
 
 from __future__ import annotations
 
-from ._numba_cuda import (
-    BACKEND,
-    FALLBACK_REASON,
-    cuda,
-    cupy_stream,
-    launch,
-    ptx_of,
-    ptx_problems,
-    ptx_unavailable,
-    sm_count,
-)
-from ._numba_cuda import _simulator_enabled as simulator_enabled
+import contextlib
+import importlib
+import importlib.util
+import os
+import re
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._launch import THREADS_PER_BLOCK, blocks_for
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = [
     "BACKEND",
     "FALLBACK_REASON",
+    "PTX_CC",
     "cuda",
     "cupy_stream",
     "launch",
+    "launch_axpy",
     "ptx_of",
     "ptx_problems",
     "ptx_unavailable",
     "simulator_enabled",
     "sm_count",
 ]
+
+
+def simulator_enabled() -> bool:
+    """Whether Numba will run kernels in its CUDA simulator, read as Numba reads it.
+
+    Numba takes ``int(NUMBA_ENABLE_CUDASIM)`` and treats a value that is not an integer as off
+    (with a warning), so ``00`` is off and ``2`` is on; any other reading would name a target
+    Numba is not using.
+    """
+    try:
+        return int(os.environ.get("NUMBA_ENABLE_CUDASIM", 0)) != 0
+    except ValueError:
+        return False
+
+
+def _cuda_target() -> tuple[Any, str, str | None]:
+    """The CUDA module kernels compile with, its name, and why not numba-cuda-mlir (or None)."""
+    # Numba reads the simulator switch from the environment when it is first imported.
+    if simulator_enabled():
+        reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and only numba-cuda has one"
+        return importlib.import_module("numba.cuda"), "numba-cuda simulator", reason
+    try:
+        return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
+    # Not only ImportError (not installed: Python 3.10, or numba-cuda chosen by hand): a broken
+    # install raises OSError or RuntimeError, and a warning made an error raises itself (NumPy
+    # 2.5's, at numba-cuda-mlir 0.6's import). Each leaves numba-cuda or a clear ImportError.
+    except Exception as exc:
+        reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
+    try:
+        return importlib.import_module("numba.cuda"), "numba-cuda", reason
+    except ImportError as exc:
+        raise ImportError(
+            f"{reason}; numba-cuda, the other CUDA target, cannot be imported either ({exc!r})."
+            f" Reinstall the GPU extra, or ask `python -m {__name__.partition('.')[0]}.doctor`"
+        ) from exc
+
+
+# The CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the kernel compiler, not as typed
+# Python, so mypy is told the module is untyped.
+cuda: Any
+BACKEND: str
+FALLBACK_REASON: str | None
+"""Why the kernels compile with something other than numba-cuda-mlir; None when they do not."""
+cuda, BACKEND, FALLBACK_REASON = _cuda_target()
+
+_DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
+_LEGACY_DEFAULT_STREAM = 1  # how the CUDA Array Interface names that stream
+
+
+def _target_config() -> Any:
+    """The target's configuration module (each target has its own), or None if it has none."""
+    for module in (
+        "numba_cuda_mlir.numba_cuda.core.config" if BACKEND == "numba-cuda-mlir" else "",
+        "numba.cuda.core.config",  # numba-cuda
+        "numba.core.config",  # the CUDA target built into older numba releases
+    ):
+        try:
+            config = importlib.import_module(module)
+        except (ImportError, ValueError):  # ValueError: the empty name
+            continue
+        if hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
+            return config
+    return None
+
+
+_CONFIG = _target_config()
+# Both targets warn (NumbaPerformanceWarning) when a kernel is configured with fewer blocks than
+# this (numba-cuda: dispatcher.py, _LaunchConfiguration; numba-cuda-mlir: descriptor.py,
+# _configure_cached). Here the grid follows the data, so a small array is a small grid by design,
+# and under `filterwarnings = error` the advice would fail every small call.
+_LOW_OCCUPANCY_BLOCKS = 128
+_CONFIG_LOCK = threading.Lock()
+
+
+def sm_count() -> int:
+    """Multiprocessors on the current device (the simulator reports its own small number)."""
+    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1))
+
+
+def cupy_stream() -> Any:
+    """CuPy's current stream as a Numba stream, so kernels queue in order with CuPy's work."""
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    return _numba_stream(stream.ptr, getattr(stream, "device_id", None))
+
+
+# numba-cuda-mlir caches launch configurations under the stream *object* (descriptor.py,
+# configure): a new object per call misses at every launch (2.8 times the cost). So each CuPy
+# stream (handle, device) gets one Numba stream, the 64 most recently used kept (under the 128
+# configurations per kernel), each with its maker: a stand-in from a test never serves a launch.
+_STREAMS_KEPT = 64
+_STREAMS: dict[tuple[int, int | None], tuple[Any, Any]] = {}  # oldest use first
+_STREAMS_LOCK = threading.Lock()
+
+
+def _numba_stream(pointer: int, device: int | None) -> Any:
+    """The Numba stream for CuPy's stream handle ``pointer`` (0: the default stream)."""
+    make = cuda.external_stream if pointer else cuda.default_stream
+    key = (pointer, device)
+    with _STREAMS_LOCK:
+        kept = _STREAMS.pop(key, None)  # put back last: the most recently used
+        if kept is None or kept[0] is not make:
+            kept = (make, make(pointer) if pointer else make())
+            if len(_STREAMS) >= _STREAMS_KEPT:
+                del _STREAMS[next(iter(_STREAMS))]  # the least recently used
+        _STREAMS[key] = kept
+        return kept[1]
+
+
+# --- kernels -------------------------------------------------------------------------------------
+# Every index is 64-bit: the block index is widened before it is multiplied. Not `cuda.grid(1)`:
+# numba-cuda-mlir 0.6 computes it in 32 bits (lowering/cuda.py, _compute_global_tid), so past
+# 2**31 - 1 elements the index wraps negative and the rest of the array is silently skipped.
+
+
+def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
+    i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    if i < out.size:  # the last block overhangs the array
+        out[i] = a * x[i] + y[i]
+
+
+# cache=True: compiled once per signature and GPU, kept on disk (__pycache__, or NUMBA_CACHE_DIR)
+# and loaded by every new process; both targets take it, the simulator ignores it.
+_axpy_kernel: Any = cuda.jit(_axpy, cache=True)
+
+
+# --- launchers -----------------------------------------------------------------------------------
+
+
+def launch(
+    kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], stream: Any, *args: Any
+) -> None:
+    """``kernel[grid, block, stream](*args)``: no low-occupancy advice, no host sync per argument.
+
+    Both targets make the host wait, per argument, for the stream a CuPy array names in its
+    ``__cuda_array_interface__`` (numba-cuda-mlir: descriptor.py,
+    ``_sync_cuda_array_interface_stream``; numba-cuda: api.py, ``from_cuda_array_interface``).
+    CuPy names its *current* stream there, not the one that wrote the array. A launch on that
+    stream runs after everything queued on it, so the wait adds nothing and such arrays go in as
+    ``cuda.as_cuda_array(a, sync=False)``; work on other streams is the caller's to order, as
+    for any CuPy operation. A launch on another stream keeps the wait. With
+    :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
+    """
+    _configured(kernel, grid, block, stream)(*(_unsynced(arg, stream) for arg in args))
+
+
+def _configured(
+    kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], stream: Any
+) -> Any:
+    """``kernel[grid, block, stream]``, a small grid without the low-occupancy advice.
+
+    Not ``warnings.catch_warnings``: it swaps the process-wide filter list, which is not
+    thread-safe (threaded Dask workers). The targets' own switch, read at each configuration,
+    silences exactly this advice (numba-cuda's test base class sets it so). It is process-wide
+    too, so it is off only while a small grid is configured, under a lock, then put back: a
+    small launch of another thread in that instant misses the advice too, nothing else does.
+    """
+    blocks = int(np.prod(grid))  # a 2-D grid is a tuple
+    if blocks >= _LOW_OCCUPANCY_BLOCKS or _CONFIG is None:
+        return kernel[grid, block, stream]
+    with _CONFIG_LOCK:
+        before = _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS
+        _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+        try:
+            return kernel[grid, block, stream]
+        finally:
+            _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = before
+
+
+def _unsynced(arg: Any, stream: Any) -> Any:
+    """``arg`` as a device array without the stream wait, when its interface names ``stream``."""
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface is None or getattr(arg, "__cuda_ndarray__", False):
+        return arg  # host values and Numba's own device arrays: no wait to skip
+    # Not int(stream): a Numba stream's __int__ returns an enum for the default stream, which
+    # Python deprecates (a DeprecationWarning); its handle converts cleanly.
+    handle = stream if isinstance(stream, int) else int(stream.handle)
+    if interface.get("stream") != (handle or _LEGACY_DEFAULT_STREAM):
+        return arg  # the launch is not on the stream named (or none is): the target's rule
+    return cuda.as_cuda_array(arg, sync=False)
+
+
+def launch_axpy(
+    a: Any,
+    x: Any,
+    y: Any,
+    out: Any,
+    *,
+    threads: int = THREADS_PER_BLOCK,
+    stream: Any = _DEFAULT_STREAM,
+) -> None:
+    """``out = a * x + y`` on 1-D device arrays, one thread per element."""
+    blocks = blocks_for(out.size, threads)
+    if blocks:  # a grid of zero blocks is a CUDA launch error
+        launch(_axpy_kernel, blocks, threads, stream, a, x, y, out)
+
+
+# --- PTX, for tests: what the compiler really emits, without a GPU --------------------------------
+
+PTX_CC = (7, 5)  # an old target: what compiles for it compiles for every newer GPU
+# One PTX instruction: an optional predicate guard, the opcode, its operands.
+_INSTRUCTION = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.]*)\s+([^;]*);", re.MULTILINE)
+# %ctaid is the block index, %nctaid the grid size: both must be widened before any arithmetic.
+_GRID_REGISTER = re.compile(r"%n?ctaid\.[xyz]")
+_WIDENING = re.compile(r"(mul|mad)\.wide\.[su]32|cvt\.[su]64\.[su]32|setp\..*")
+
+
+def ptx_unavailable() -> str | None:
+    """Why kernels cannot be compiled to PTX here, or None when they can (no GPU needed)."""
+    if simulator_enabled():
+        return "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) compiles nothing to PTX"
+    if BACKEND == "numba-cuda" and importlib.util.find_spec("numba_cuda") is None:
+        return (
+            "neither numba-cuda-mlir (the GPU extra on Python >= 3.11) nor numba-cuda (the GPU"
+            " extra on Python 3.10, and nox -s tests_sim) is installed"
+        )
+    return None
+
+
+def ptx_of(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -> str:
+    """A kernel's PTX (``@cuda.jit`` or its function) for ``signature``, without a GPU.
+
+    The signature is a string, ``"void(float32, float32[::1])"``: each target has its own types.
+    """
+    # The dispatcher's function, not the dispatcher: numba-cuda-mlir would store `cc` in it.
+    function = getattr(kernel, "py_func", kernel)
+    with _compute_capability(cc):
+        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
+    return str(ptx)
+
+
+@contextlib.contextmanager
+def _compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """numba-cuda-mlir's compute capability query answering ``cc`` during a compile.
+
+    It asks the driver even for an explicit ``cc`` (mlir_optimization.py evaluates the query as
+    a default), which fails without one; the cache a real answer fills holds ``cc`` meanwhile.
+    """
+    if BACKEND != "numba-cuda-mlir":
+        yield
+        return
+    tools: Any = importlib.import_module("numba_cuda_mlir.tools")
+    if tools._cached_cc is not None:  # a device answered already: keep its answer
+        yield
+        return
+    tools._cached_cc = cc
+    try:
+        yield
+    finally:
+        tools._cached_cc = None
+
+
+def ptx_problems(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -> list[str]:
+    """What is wrong in a kernel's PTX for ``signature`` (see :func:`ptx_of`); empty when nothing.
+
+    - The block index or grid size in 32-bit arithmetic: a global index past ``2**31 - 1``
+      wraps around, and the elements beyond it are never reached. Compute it as
+      ``np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x``, not ``cuda.grid(1)``.
+    - float64 instructions where ``signature`` has no float64 (or complex128): a literal or a
+      conversion computing in float64, at 1/32 to 1/64 of the float32 rate on most GPUs.
+    """
+    float64 = "float64" in signature or "complex128" in signature
+    return _ptx_findings(ptx_of(kernel, signature, cc=cc), float64=float64)
+
+
+def _ptx_findings(ptx: str, *, float64: bool) -> list[str]:
+    """:func:`ptx_problems` of PTX text; ``float64``: whether float64 instructions belong in it."""
+    grid_registers: set[str] = set()
+    found = []
+    for opcode, operands in _INSTRUCTION.findall(ptx):
+        destination, *sources = (operand.strip() for operand in operands.split(","))
+        if sources and _GRID_REGISTER.fullmatch(sources[0]) and opcode.startswith("mov."):
+            grid_registers.add(destination)
+        elif grid_registers.intersection(sources) and not _WIDENING.fullmatch(opcode):
+            found.append(f"32-bit arithmetic on the block index or grid size: {opcode} {operands}")
+        if not float64 and ".f64" in opcode:
+            found.append(f"float64 in a kernel without float64 arguments: {opcode} {operands}")
+    return found

@@ -17,21 +17,20 @@ whose memory CuPy, Numba and PyTorch share. Never ``pycuda.autoinit`` (a private
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _checks
-from ._cuda_c import kernel_name, laplacian_numpy, read_source
+from . import checks
+from ._cuda_c import compile_once, kernel_name, laplacian_numpy, read_source
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ._checks import Array, ArrayT
+    from .checks import Array, ArrayT
 
 __all__ = ["is_pycuda_array", "laplacian_pycuda"]
 
@@ -71,7 +70,7 @@ def _context() -> Iterator[Any]:
         cuda.Context.pop()
 
 
-@functools.cache
+@compile_once
 def _source_module(context_handle: int) -> Any:
     """``laplacian.cu`` compiled into the context of that handle, once (a module is per context)."""
     from pycuda.compiler import SourceModule
@@ -97,11 +96,11 @@ def laplacian_pycuda(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> A
     ArrayT
         ``out``, or a new array of ``u``'s kind.
     """
-    checked = _checks.arrays(
+    checked = checks.arrays(
         "laplacian_pycuda",
         {"u": u},
         out=out,
-        shapes=_checks.GRID,
+        shapes=checks.GRID,
         accept=is_pycuda_array,
         takes="NumPy arrays or PyCUDA GPUArrays",
     )

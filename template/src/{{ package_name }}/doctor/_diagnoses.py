@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..gpu._detect import build_for_capability
-from ..gpu._facts import (
+from ..gpu._project import (
     CUDA_MAJOR,
     CUDA_MAJORS,
     FORCE_CPU_VARIABLES,
@@ -19,14 +19,14 @@ from ..gpu._facts import (
     MIN_DRIVER_BY_MAJOR,
     REQUIRE_GPU_VARIABLES,
 )
-from ._facts import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS_BY_MAJOR
+from ._environment import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS_BY_MAJOR
 from ._findings import SEVERITIES, Check, Finding
 from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._facts import Facts, GPUInfo, Installed
+    from ._environment import Facts, GPUInfo, Installed
 
 __all__ = ["evaluate"]
 
