@@ -28,6 +28,7 @@ from template_data import (
     cuda_majors,
     example_choices,
     library_choices,
+    python_support,
     questions,
 )
 
@@ -76,6 +77,8 @@ ALL_LIBRARIES = list(library_choices())
 ALL_EXAMPLES = example_choices()
 MAJORS = cuda_majors()
 OLDEST_MAJOR, NEWEST_MAJOR = MAJORS[0], MAJORS[-1]
+# The oldest python_min offered (includes/python-releases.yml and the matrix's python_range).
+OLDEST_PYTHON = python_support().choices[0]
 
 # Every option on that a render can hold with the default CI and docs: every library and worked
 # example, the Dask scale-out, the dev container, on Python 3.12 (a floor every library allows).
@@ -93,18 +96,20 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
     # Every major of the matrix, one extra each.
     "defaults": {},
     # One major, the oldest, with the default libraries and one worked example: the reductions
-    # without the stencil.
+    # without the stencil, on the oldest Python floor offered (the default is SPEC 0's, newer), so
+    # that `nox -s tests` builds on that floor too.
     f"cuda{OLDEST_MAJOR}": {
         "cuda_majors": [OLDEST_MAJOR],
         "license": "BSD-3-Clause",
         "examples": ["reductions"],
+        "python_min": OLDEST_PYTHON,
     },
     "no-libraries": {
         "gpu_libraries": [],
         "docker": False,
         "ci": "none",
         "docs": "none",
-        "python_min": "3.10",
+        "python_min": OLDEST_PYTHON,
     },
     # Every library on the oldest major alone, with GitLab and Apache-2.0; and on every major
     # together, with the Dask scale-out option.

@@ -39,6 +39,7 @@ from conftest import (
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from template_data import python_support
 from validate_pyproject import api as validate_pyproject_api
 
 # In CI every run tries the same examples (a red build must be reproducible); locally each run
@@ -345,7 +346,10 @@ def test_accepted_answers_build_and_pass_their_own_tests(
 
 QUESTIONS = copier_questions()
 LIBRARY_SETS = st.lists(st.sampled_from(ALL_LIBRARIES), unique=True, max_size=3)
-PYTHON_FLOORS = st.sampled_from(QUESTIONS["python_min"]["choices"])
+PYTHON_FLOORS = st.sampled_from(python_support().choices)
+# A change may also name a Python the template retired: refused with the floor to answer.
+RETIRED_FLOORS = sorted(python_support().retired)
+CHANGED_FLOORS = st.sampled_from(python_support().choices + RETIRED_FLOORS)
 CI = st.sampled_from(list(QUESTIONS["ci"]["choices"].values()))
 # Addresses on either forge (with a GitLab subgroup too), and an empty one.
 ADDRESS = st.sampled_from(
@@ -373,7 +377,7 @@ CHANGES = st.fixed_dictionaries(
     {},
     optional={
         "gpu_libraries": LIBRARY_SETS,
-        "python_min": PYTHON_FLOORS,
+        "python_min": CHANGED_FLOORS,
         "cuda_every_major": st.booleans(),
         "cuda_major": st.sampled_from(MAJORS),
         "dask": st.booleans(),
@@ -426,9 +430,7 @@ def answers_of(project: Path) -> dict[str, Any]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(answers=PROJECT_ANSWERS, change=CHANGES)
-@example(answers={"gpu_libraries": ["cupy", "pycuda", "jax"]}, change={"python_min": "3.10"}).via(
-    "a floor that would reset the libraries"
-)
+@example(answers={}, change={"python_min": RETIRED_FLOORS[-1]}).via("a retired Python floor")
 @example(answers={}, change={"cuda_every_major": False}).via("every major no: keep them")
 @example(answers={}, change={"ci": "gitlab"}).via("GitLab CI for a GitHub repository")
 @example(answers={}, change={"repository_url": ""}).via("an empty address")
@@ -456,7 +458,10 @@ def test_an_answer_changed_on_update_is_refused_with_a_message_or_kept_with_all_
         said = str(refused)
         event("refused", said.split("'")[1] if "'" in said else type(refused).__name__)
         assert isinstance(refused, ValueError), repr(refused)
-        assert said.startswith("Validation error for question"), said
+        # A retired Python is a disabled choice of python_min, whose message is the template's.
+        assert said.startswith(
+            ("Validation error for question", "Invalid choice for 'python_min': Python")
+        ), said
         assert not re.search(r"has no element|is undefined|has no attribute", said), said
         assert answers_of(project) == before
         assert git("status", "--porcelain", cwd=project) == ""

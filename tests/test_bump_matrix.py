@@ -25,6 +25,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+from template_data import python_support
 
 TODAY = datetime.date(2031, 2, 3)
 PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
@@ -84,18 +85,50 @@ def releases(*offers: tuple[str, str | None]) -> list[bump_matrix.Release]:
 
 @pytest.fixture
 def includes(tmp_path: Path) -> tuple[Path, Path]:
-    """Copies of the real matrix and pins files, for --write to rewrite."""
+    """Copies of the real matrix, pins and Python table, for --write to rewrite; beside them, the
+    Developer's Guide's release-cycle.json as the table has it."""
     target = tmp_path / "includes"
     target.mkdir()
-    for name in ("cuda-matrix.yml", "pins.yml"):
+    for name in ("cuda-matrix.yml", "pins.yml", "python-releases.yml"):
         shutil.copy2(REPO_ROOT / "includes" / name, target / name)
+    write_release_cycle(target, PYTHON_TABLE["releases"])
     return target / "cuda-matrix.yml", target / "pins.yml"
 
 
-def run_tool(includes: tuple[Path, Path], sources: Iterable[str], *extra: str) -> Callable[[], int]:
+PYTHON_TABLE = bump_matrix.load_default(
+    REPO_ROOT / "includes/python-releases.yml", "python_releases"
+)
+
+
+def write_release_cycle(folder: Path, rows: Iterable[Mapping[str, str]]) -> Path:
+    """release-cycle.json as the guide publishes it (newest first, more fields than read)."""
+    cycle = {
+        row["version"]: {
+            "branch": row["version"],
+            "status": "bugfix",
+            "first_release": row["released"],
+            "end_of_life": row["end_of_life"],
+            "release_manager": "someone",
+        }
+        for row in sorted(rows, key=lambda r: Version(r["version"]), reverse=True)
+    }
+    path = folder / "release-cycle.json"
+    path.write_text(json.dumps(cycle, indent=2), "utf-8")
+    return path
+
+
+def run_tool(
+    includes: tuple[Path, Path],
+    sources: Iterable[str],
+    *extra: str,
+    today: datetime.date = TODAY,
+) -> Callable[[], int]:
     matrix, pins = includes
+    folder = matrix.parent
     argv = ["--matrix", str(matrix), "--pins", str(pins), *sources, *extra]
-    return lambda: bump_matrix.main(argv, today=lambda: TODAY)
+    argv += ["--python-table", str(folder / "python-releases.yml")]
+    argv += ["--release-cycle", (folder / "release-cycle.json").as_uri()]
+    return lambda: bump_matrix.main(argv, today=lambda: today)
 
 
 # --- the matrix's pins --------------------------------------------------------------------------
@@ -124,7 +157,9 @@ def test_a_library_pin_serves_only_the_pythons_from_its_floor() -> None:
         if library != "guard":
             entry = matrix["majors"][major]
             floors = {**entry["python_min"], "dask": entry["dask"]["python_min"]}
-            floor = Version(floors[library])
+            # A floor below every supported Python serves from the oldest supported one.
+            oldest = Version(python_support(python_range=matrix["python_range"]).versions[0])
+            floor = max(Version(floors[library]), oldest)
             assert min(Version(p) for p in found.pythons) == floor
 
 
@@ -491,3 +526,66 @@ def _installed_by(session: str) -> set[str]:
 def test_the_session_installs_what_regenerating_the_docs_needs() -> None:
     # --write ends by running tools/generate_docs.py, as the docs_pages session does.
     assert _installed_by("docs_pages") <= _installed_by("bump_matrix")
+
+
+# --- the Python table ---------------------------------------------------------------------------
+
+# A day on which the table's next end of life (3.11, 2027-10) has passed.
+NEXT_YEAR = datetime.date(2027, 11, 2)
+
+
+def test_write_takes_the_guides_new_release_and_dates_and_moves_as_of(
+    includes: tuple[Path, Path], tmp_path: Path
+) -> None:
+    folder = includes[0].parent
+    rows = [dict(row) for row in PYTHON_TABLE["releases"]]
+    rows[0]["end_of_life"] = "2026-10-31"  # the guide gives the day once it has passed
+    newest = Version(rows[-1]["version"])
+    added = {"version": f"{newest.major}.{newest.minor + 1}", "released": "2027-10-01"}
+    rows.append({**added, "end_of_life": "2032-10"})
+    write_release_cycle(folder, rows)
+    table_file = folder / "python-releases.yml"
+    comments = [line for line in table_file.read_text().splitlines() if "#" in line]
+    assert (
+        run_tool(
+            includes, ["--index-url", simple_index(tmp_path, {})], "--write", today=NEXT_YEAR
+        )()
+        == 0
+    )
+    written = bump_matrix.load_default(table_file, "python_releases")
+    assert written["releases"] == rows
+    assert written["as_of"] == NEXT_YEAR.isoformat()
+    assert [line for line in table_file.read_text().splitlines() if "#" in line] == comments
+
+
+def test_report_says_which_python_retires_and_what_a_project_on_it_answers(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_tool(includes, ["--index-url", simple_index(tmp_path, {})], today=NEXT_YEAR)()
+    out = capsys.readouterr().out
+    assert (
+        "- Python 3.11 reached its end of life in 2027-10: python_min no longer offers it, and "
+        "`copier update` stops a project on it until it answers python_min=3.12"
+    ) in out
+
+
+def test_an_unreadable_guide_leaves_the_table_and_its_date(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = includes[0].parent
+    (folder / "release-cycle.json").unlink()
+    before = (folder / "python-releases.yml").read_bytes()
+    assert run_tool(includes, ["--index-url", simple_index(tmp_path, {})], "--write")() == 0
+    assert (folder / "python-releases.yml").read_bytes() == before
+    assert "The table and its as_of (" in capsys.readouterr().out
+
+
+def test_a_table_that_would_leave_no_python_floor_is_not_written(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # By TODAY (2031) every Python of the stack's range has reached its end of life.
+    folder = includes[0].parent
+    before = (folder / "python-releases.yml").read_bytes()
+    assert run_tool(includes, ["--index-url", simple_index(tmp_path, {})], "--write")() == 0
+    assert (folder / "python-releases.yml").read_bytes() == before
+    assert "python_min needs two" in capsys.readouterr().out

@@ -26,7 +26,7 @@ from conftest import (
     tool,
     update_project,
 )
-from template_data import load_computed
+from template_data import load_computed, python_support
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")
@@ -150,7 +150,10 @@ def nox_sessions(project: Path) -> set[str]:
 def test_ci_tests_every_supported_python_then_the_newest_and_a_free_threaded_one(
     github: Path, gitlab: Path
 ) -> None:
-    pythons = MATRIX["python_versions"][MATRIX["python_versions"].index("3.11") :]
+    # Both renders take the default floor (SPEC 0's), then every supported Python up.
+    floor = yaml.safe_load((github / ".copier-answers.yml").read_text("utf-8"))["python_min"]
+    versions = python_support().versions
+    pythons = versions[versions.index(floor) :]
     legs = [*pythons, *[py for py in MATRIX["preview_pythons"] if py not in pythons]]
     assert any(py.endswith("t") for py in legs)  # a free-threaded build
     ci = yaml.safe_load((github / ".github/workflows/ci.yml").read_text("utf-8"))

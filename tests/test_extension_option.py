@@ -25,9 +25,11 @@ from typing import Any
 import pytest
 import yaml
 from conftest import MAJORS, Render, git, run, tool
-from template_data import load_computed, questions
+from template_data import load_computed, python_support, questions
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
+# The builds run on the oldest floor offered, which their renders declare (the default is newer).
+BUILD_PYTHON = python_support().choices[0]
 PINS: dict[str, Any] = load_computed("pins")
 PACKAGE = "my_gpu_project"
 NEWEST = MAJORS[-1]
@@ -226,14 +228,14 @@ def without_nvcc(env: dict[str, str]) -> dict[str, str]:
 
 
 def uv_build(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    cmd = ["uv", "build", "--python", "3.11", "--out-dir", "dist"]
+    cmd = ["uv", "build", "--python", BUILD_PYTHON, "--out-dir", "dist"]
     return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, check=False)
 
 
 @pytest.fixture(scope="module")
 def built_extension(render: Render) -> BuiltExtension:
     """The extension render, tagged, built with no nvcc on PATH and installed in a fresh venv."""
-    project = render({"extension": "cuda-cpp"}, name="extension-build")
+    project = render({"extension": "cuda-cpp", "python_min": BUILD_PYTHON}, name="extension-build")
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render", cwd=project)
@@ -247,7 +249,7 @@ def built_extension(render: Render) -> BuiltExtension:
     size = wheel.stat().st_size / 1e3
     print(f"\nextension wheel: {wheel.name}, {size:.0f} kB, built in {seconds:.1f} s")
     venv = project.parent / "venv"
-    run(["uv", "venv", "--quiet", "--python", "3.11", str(venv)], cwd=project)
+    run(["uv", "venv", "--quiet", "--python", BUILD_PYTHON, str(venv)], cwd=project)
     python = venv / "bin" / "python"
     run(
         ["uv", "pip", "install", "--quiet", "--python", str(python), str(wheel), "--group", "dev"],
@@ -367,7 +369,7 @@ def keyword_build(built_extension: BuiltExtension) -> KeywordBuild:
     """The same render and build folder with CMake's keyword (only axpy.cu compiles again)."""
     project = built_extension.project
     env = {**without_nvcc(dict(os.environ)), "CUDAARCHS": "all-major"}
-    cmd = ["uv", "build", "--wheel", "--python", "3.11", "--out-dir", "dist-all-major"]
+    cmd = ["uv", "build", "--wheel", "--python", BUILD_PYTHON, "--out-dir", "dist-all-major"]
     proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, f"uv build failed\n{proc.stdout}\n{proc.stderr}"
     cache = next((project / "build").rglob("CMakeCache.txt")).read_text("utf-8")
@@ -419,10 +421,12 @@ def test_the_doctor_reports_a_keyword_build_instead_of_crashing(
 def test_cibuildwheel_and_scikit_build_accept_the_settings_and_list_each_build(
     render: Render, tmp_path: Path
 ) -> None:
-    project = render({"extension": "cuda-cpp"}, name="extension-cibuildwheel")
+    project = render(
+        {"extension": "cuda-cpp", "python_min": BUILD_PYTHON}, name="extension-cibuildwheel"
+    )
     venv = tmp_path / "venv"
     python = str(venv / "bin" / "python")
-    run(["uv", "venv", "--quiet", "--python", "3.11", str(venv)], cwd=tmp_path)
+    run(["uv", "venv", "--quiet", "--python", BUILD_PYTHON, str(venv)], cwd=tmp_path)
     tools = [
         f"cibuildwheel=={PINS['extension_tools']['cibuildwheel']}",
         *[req for req in PINS["extension_build"] if req.startswith("scikit-build-core")],
@@ -435,7 +439,8 @@ def test_cibuildwheel_and_scikit_build_accept_the_settings_and_list_each_build(
     cmd = [python, "-m", "cibuildwheel", "--print-build-identifiers", "--platform", "linux"]
     listed = run([*cmd, "--archs", "x86_64,aarch64", "."], cwd=project).split()
     pythons = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))["python_min"]
-    supported = MATRIX["python_versions"][MATRIX["python_versions"].index(pythons) :]
+    versions = python_support().versions
+    supported = versions[versions.index(pythons) :]
     expected = [
         f"cp{py.replace('.', '')}-manylinux_{arch}"
         for arch in ("x86_64", "aarch64")
@@ -450,7 +455,8 @@ def test_a_build_refuses_an_nvcc_of_another_major_with_advice(render: Render) ->
     other = MAJORS[0]
     if other == NEWEST:
         pytest.skip("the matrix has one major")
-    project = render({"extension": "cuda-cpp", "cuda_majors": [other]}, name="extension-mismatch")
+    answers = {"extension": "cuda-cpp", "cuda_majors": [other], "python_min": BUILD_PYTHON}
+    project = render(answers, name="extension-mismatch")
     tools = project.parent / "nvcc"
     requirement = f"cuda-toolkit[nvcc]=={NEWEST}.*"
     run(["uv", "pip", "install", "--quiet", "--target", str(tools), requirement], cwd=project)
@@ -470,7 +476,8 @@ def test_a_build_without_any_nvcc_stops_with_what_to_install(render: Render) -> 
     if not without:
         pytest.skip("every major's toolkit wheels carry nvcc")
     major = without[0]
-    project = render({"extension": "cuda-cpp", "cuda_majors": [major]}, name="extension-no-nvcc")
+    answers = {"extension": "cuda-cpp", "cuda_majors": [major], "python_min": BUILD_PYTHON}
+    project = render(answers, name="extension-no-nvcc")
     proc = uv_build(project, without_nvcc(dict(os.environ)))
     assert proc.returncode != 0
     said = " ".join((proc.stdout + proc.stderr).split())

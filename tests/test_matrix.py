@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from conftest import ALL_LIBRARIES, Render
 from packaging.requirements import Requirement
-from template_data import load_computed
+from template_data import load_computed, python_support
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
+# Every CPython release of the table, supported or not: a library's own floor is one of them.
+RELEASED = [row["version"] for row in load_computed("python_releases")["releases"]]
 MAJORS = sorted(MATRIX["majors"], key=int)
 
 
@@ -51,7 +53,7 @@ def test_every_major_offers_every_library_with_a_python_floor() -> None:
         assert sorted(entry["requirements"]) == sorted(ALL_LIBRARIES)
         assert sorted(entry["python_min"]) == sorted(ALL_LIBRARIES)
         for floor in entry["python_min"].values():
-            assert floor in MATRIX["python_versions"]
+            assert floor in RELEASED
 
 
 def test_cuda_wheels_name_their_own_major() -> None:
@@ -145,11 +147,12 @@ def test_no_library_means_no_gpu_extra(render: Render) -> None:
 
 
 def test_classifiers_list_the_supported_pythons_from_the_floor(render: Render) -> None:
-    project = render({"python_min": "3.12"}, name="py312")
+    floor = python_support().choices[-1]
+    project = render({"python_min": floor}, name="newest-floor")
     classifiers = pyproject(project)["project"]["classifiers"]
     listed = [c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r".*Python :: 3\.\d+", c)]
-    floor = MATRIX["python_versions"].index("3.12")
-    assert listed == MATRIX["python_versions"][floor:]
+    versions = python_support().versions
+    assert listed == versions[versions.index(floor) :]
 
 
 def test_torch_comes_from_the_pytorch_index_of_each_extras_major(
@@ -246,7 +249,7 @@ def test_no_pin_file_names_a_cuda_version_the_matrix_does_not(
     # A hand-typed version in any of these would drift from the matrix on the next bump.
     majors, project = full_render
     entries = str([MATRIX["majors"][major] for major in majors])
-    allowed = set(re.findall(r"\d+\.\d+(?:\.\d+)*", entries)) | set(MATRIX["python_versions"])
+    allowed = set(re.findall(r"\d+\.\d+(?:\.\d+)*", entries)) | set(python_support().versions)
     paths = [p for name in PIN_FILES for p in [project / name, *(project / name).rglob("*")]]
     for path in paths:
         if not path.is_file():

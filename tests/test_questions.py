@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import json
 import keyword
 import sys
 import tomllib
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from conftest import (
     ALL_EXAMPLES,
     RENDER_MATRIX,
@@ -19,10 +22,14 @@ from conftest import (
     copier_questions,
     copy_template,
 )
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from refresh_names import own_names
-from template_data import load_computed
+from template_data import copier_documents, load_computed, python_support
 
 # Build requirements run in an isolated build environment, never beside the package.
 BUILD_ONLY = {"hatchling", "hatch-vcs"}
@@ -188,11 +195,6 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         "derive from it. Give its web address, for example "
         "'https://github.com/my-org/my-gpu-project'.",
     ),
-    "python-floor-below-jax": (
-        {"python_min": "3.10", "gpu_libraries": ["cupy", "jax"], "cuda_majors": [13]},
-        "jax[cuda13]>=0.8 for CUDA 13 needs Python >= 3.11, but python_min is 3.10. "
-        "Raise python_min to 3.11 or drop jax.",
-    ),
     "extension-without-cupy": (
         {"extension": "cuda-cpp", "gpu_libraries": ["numba"]},
         "The compiled extension's GPU path takes CuPy arrays (nanobind reads them through DLPack), "
@@ -301,3 +303,135 @@ def test_every_name_a_render_puts_on_sys_path_is_refused_as_the_package_name(
     project = render_suite(answers, name=f"own-names-{name}")
     refused = set(load_computed("project_own_names"))
     assert set(own_names(project)) - refused == set()
+
+
+# --- python_min, from includes/python-releases.yml ----------------------------------------------
+
+
+def copier_env() -> SandboxedEnvironment:
+    """A Jinja environment like the one Copier renders copier.yml with (StrictUndefined too)."""
+    return SandboxedEnvironment(
+        loader=FileSystemLoader(REPO_ROOT),
+        extensions=["jinja2_ansible_filters.AnsibleCoreFiltersExtension"],
+        undefined=StrictUndefined,
+    )
+
+
+def derived(table: dict[str, Any], python_range: dict[str, str], **context: Any) -> Any:
+    """copier.yml's computed ``python`` rendered for a table and a stack range."""
+    spec = next(doc["python"] for doc in copier_documents() if "python" in doc)
+    context = {"python_releases": table, "cuda_matrix": {"python_range": python_range}, **context}
+    return json.loads(copier_env().from_string(spec["default"]).render(context))
+
+
+def python_min_spec(part: str, python: Any, defaults: bool = True) -> Any:
+    """python_min's choices (parsed as Copier parses them) or default, for a computed ``python``."""
+    context = {
+        "python": python,
+        "python_releases": load_computed("python_releases"),
+        "_copier_conf": {"defaults": defaults, "data": {}},
+    }
+    rendered = copier_env().from_string(copier_questions()["python_min"][part]).render(context)
+    return yaml.safe_load(rendered) if part == "choices" else rendered
+
+
+def derived_here() -> Any:
+    """The template's own ``python``, rendered."""
+    return derived(load_computed("python_releases"), load_computed("cuda_matrix")["python_range"])
+
+
+DAYS = st.dates(datetime.date(2021, 1, 1), datetime.date(2036, 12, 31)).map(datetime.date.isoformat)
+RANGES = st.sampled_from(["3.10", "3.11", "3.12"]).flatmap(
+    lambda oldest: st.sampled_from(["3.13", "3.14", "3.15"]).map(
+        lambda newest: {"oldest": oldest, "newest": newest}
+    )
+)
+
+
+@settings(deadline=None)
+@given(as_of=DAYS, python_range=RANGES)
+def test_copier_yml_and_template_data_derive_the_same_pythons_on_any_day(
+    as_of: str, python_range: dict[str, str]
+) -> None:
+    table = {**load_computed("python_releases"), "as_of": as_of}
+    try:
+        expected = python_support(table, python_range)
+    except ValueError:
+        assume(False)  # a day with one supported Python offers no floor: refused, not derived
+    found = derived(table, python_range)
+    assert found["versions"] == expected.versions
+    assert found["choices"] == expected.choices
+    assert found["spec0"] == expected.spec0
+    assert {row["version"]: row["why"] for row in found["retired"]} == expected.retired
+
+
+def test_spec0_takes_the_oldest_python_released_in_the_last_three_years() -> None:
+    table = {**load_computed("python_releases"), "as_of": "2026-12-03"}
+    # 3.13 came out on 2024-10-07, inside the three years; 3.12 on 2023-10-02, outside.
+    assert python_support(table).spec0 == "3.13"
+    assert python_support({**table, "as_of": "2026-10-01"}).spec0 == "3.12"
+
+
+def test_a_python_retires_on_the_first_day_of_its_end_of_life_month() -> None:
+    table = load_computed("python_releases")
+    stack = {"oldest": "3.10", "newest": "3.14"}
+    assert "3.10" in python_support({**table, "as_of": "2026-09-30"}, stack).choices
+    retired = python_support({**table, "as_of": "2026-10-01"}, stack).retired
+    assert retired == {"3.10": "reached its end of life in 2026-10"}
+
+
+def test_no_python_the_gpu_stack_cannot_install_is_offered() -> None:
+    stack = load_computed("cuda_matrix")["python_range"]
+    support = python_support()
+    oldest, newest = (tuple(map(int, stack[end].split("."))) for end in ("oldest", "newest"))
+    assert all(oldest <= tuple(map(int, v.split("."))) <= newest for v in support.versions)
+
+
+def test_python_min_offers_every_supported_python_but_the_newest_and_shows_the_retired() -> None:
+    support = python_support()
+    choices = python_min_spec("choices", derived_here())
+    offered = [value for value in choices.values() if isinstance(value, str)]
+    disabled = [value["value"] for value in choices.values() if isinstance(value, dict)]
+    assert offered == support.choices
+    assert sorted(disabled) == sorted(support.retired)
+
+
+def test_a_new_project_gets_spec0s_floor(render: Render) -> None:
+    project = render({}, name="spec0-default")
+    recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    assert recorded["python_min"] == python_support().spec0
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    assert pyproject["project"]["requires-python"] == f">={python_support().spec0}"
+
+
+@pytest.mark.parametrize("retired", sorted(python_support().retired))
+def test_a_retired_python_floor_is_refused_with_the_floor_to_answer(
+    template_repo: Path, tmp_path: Path, retired: str
+) -> None:
+    support = python_support()
+    dst = tmp_path / "refused"
+    with pytest.raises(ValueError, match="Invalid choice for 'python_min'") as info:
+        copy_template(template_repo, dst, {"python_min": retired}, WORKING_TREE_TAG)
+    assert not dst.exists()
+    message = " ".join(str(info.value).split())
+    assert f"Python {retired} {support.retired[retired]}" in message
+    assert f"copier update --defaults --data python_min={support.choices[0]}" in message
+
+
+def test_a_project_on_a_retired_floor_is_stopped_under_defaults_and_asked_otherwise() -> None:
+    # On `copier update` the recorded floor is `before`: kept as the default under --defaults, so
+    # that the update stops with the disabled choice's message rather than moving the project;
+    # asked, the oldest floor still supported is offered. A new project gets SPEC 0's.
+    support = python_support()
+    (retired,) = sorted(support.retired)[-1:]
+    recorded = {**derived_here(), "before": retired}
+    assert python_min_spec("default", recorded, defaults=True) == retired
+    assert python_min_spec("default", recorded, defaults=False) == support.choices[0]
+    assert python_min_spec("default", {**recorded, "before": ""}) == support.spec0
+    assert python_min_spec("default", {**recorded, "before": support.choices[0]}) == support.spec0
+
+
+def test_a_table_that_leaves_no_floor_to_offer_is_refused_with_what_to_do() -> None:
+    table = {**load_computed("python_releases"), "as_of": "2040-01-01"}
+    with pytest.raises(ValueError, match="add the newer releases to the table"):
+        python_support(table)

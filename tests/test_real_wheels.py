@@ -20,7 +20,7 @@ from conftest import ALL_LIBRARIES, Built, Render, build_and_install, run
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
-from template_data import load_computed
+from template_data import load_computed, python_support
 
 pytestmark = pytest.mark.slow
 
@@ -99,19 +99,24 @@ def pytest_in(built: Built) -> list[str]:
 
 def newest_python() -> str:
     """The newest Python of the matrix that uv finds on this machine (it downloads none here)."""
-    for version in sorted(MATRIX["python_versions"], key=Version, reverse=True):
+    for version in sorted(python_support().versions, key=Version, reverse=True):
         found = subprocess.run(["uv", "python", "find", version], capture_output=True, check=False)
         if found.returncode == 0:
             return str(version)
-    pytest.fail(f"uv finds none of the matrix's Pythons {MATRIX['python_versions']}")
+    pytest.fail(f"uv finds none of the supported Pythons {python_support().versions}")
 
 
 def with_real_wheels(render: Render, major: str, python: str | None = None) -> Built:
-    """A default render for one CUDA major, the real CuPy and Numba wheels in its venv.
+    """A default render for one CUDA major on the oldest Python floor offered (the default floor,
+    SPEC 0's, is newer), the real CuPy and Numba wheels in its venv.
 
     ``python``: the venv's Python, the project's minimum by default.
     """
-    answers = {"cuda_majors": [int(major)], "gpu_libraries": ["cupy", "numba"]}
+    answers = {
+        "cuda_majors": [int(major)],
+        "gpu_libraries": ["cupy", "numba"],
+        "python_min": python_support().choices[0],
+    }
     name = f"real-{major}" if python is None else f"real-{major}-py{python}"
     built = build_and_install(render(answers, name=name), answers, python=python)
     requirements = MATRIX["majors"][major]["requirements"]

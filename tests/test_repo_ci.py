@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import RENDER_MATRIX, REPO_ROOT, copier_questions, run, tool
-from template_data import load_computed
+from conftest import RENDER_MATRIX, REPO_ROOT, run, tool
+from template_data import load_computed, python_support
 
 GITHUB = REPO_ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
@@ -143,7 +143,7 @@ def test_ci_installs_every_python_a_render_may_be_tested_on() -> None:
         r'^PYTHON = "([\d.]+)"$', (REPO_ROOT / "noxfile.py").read_text("utf-8"), re.M
     )
     assert nox_python is not None
-    assert {*copier_questions()["python_min"]["choices"], nox_python[1]} <= installed
+    assert {*python_support().choices, nox_python[1]} <= installed
 
 
 def test_every_cuda_major_of_the_matrix_is_in_the_render_matrix_alone_and_together() -> None:

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import ALL_LIBRARIES, MAJORS, Render, run
 from packaging.version import Version
+from template_data import load_computed, python_support
 
+MATRIX = load_computed("cuda_matrix")
 PYPI_LIBRARIES = [lib for lib in ALL_LIBRARIES if lib != "torch"]
-FLOOR_LIBRARIES = [lib for lib in PYPI_LIBRARIES if lib != "jax"]  # JAX needs Python >= 3.11
 
 
 def resolve(requirement: str, python: str, cwd: Path) -> dict[str, str]:
@@ -49,16 +50,20 @@ def test_gpu_extra_takes_numpy_2_5_and_numba_cuda_mlir_on_python_3_12(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("python", python_support().choices)
 @pytest.mark.parametrize("major", MAJORS)
-def test_gpu_extra_resolves_on_the_python_3_10_floor_with_numba_cuda(
-    major: int, render: Render, tmp_path: Path
+def test_gpu_extra_resolves_on_every_python_floor_offered(
+    major: int, python: str, render: Render, tmp_path: Path
 ) -> None:
-    answers = {"cuda_majors": [major], "gpu_libraries": FLOOR_LIBRARIES, "python_min": "3.10"}
-    project = render(answers, name=f"resolve-310-{major}")
-    pins = resolve(f"{project}[cuda{major}]", "3.10", tmp_path)
-    assert "numba-cuda" in pins
-    assert "numba-cuda-mlir" not in pins
-    assert Version(pins["numpy"]) < Version("2.5")
+    # No python_min is offered that the GPU stack cannot install: on each floor, every library
+    # whose own floor allows it, with the maintained Numba target and the major's own bindings.
+    floors = MATRIX["majors"][str(major)]["python_min"]
+    libraries = [lib for lib in PYPI_LIBRARIES if Version(floors[lib]) <= Version(python)]
+    assert "cuda-python" in libraries
+    answers = {"cuda_majors": [major], "gpu_libraries": libraries, "python_min": python}
+    project = render(answers, name=f"resolve-{python}-{major}")
+    pins = resolve(f"{project}[cuda{major}]", python, tmp_path)
+    assert "numba-cuda-mlir" in pins
     assert pins["cuda-bindings"].split(".")[0] == str(major)
 
 

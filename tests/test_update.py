@@ -14,16 +14,19 @@ from typing import Any
 import pytest
 import yaml
 from conftest import (
+    LAST_RELEASE,
     MAJORS,
     OLDEST_MAJOR,
     REPO_ROOT,
     WORKING_TREE_TAG,
     committed_render,
     copy_template,
+    copy_working_tree,
     git,
     snapshot_working_tree,
     update_project,
 )
+from template_data import python_support
 
 
 @pytest.fixture(scope="module")
@@ -236,17 +239,6 @@ def committed_project(template_repo: Path, dst: Path, answers: dict[str, Any]) -
 
 # (the project's answers, the change given with --data, what the refusal says)
 RESETTING_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
-    "python-floor-below-a-library": (
-        {"gpu_libraries": ["cupy", "pycuda", "jax"]},
-        {"python_min": "3.10"},
-        "Raise python_min to 3.11 or drop jax. The python_min given conflicts with the "
-        "gpu_libraries answer",
-    ),
-    "python-floor-below-dask": (
-        {"dask": True},
-        {"python_min": "3.10"},
-        "Raise python_min to 3.11 or answer no to dask.",
-    ),
     # As the command line passes it: YAML text, not a list.
     "libraries-without-the-extensions-cupy": (
         {"extension": "cuda-cpp"},
@@ -278,6 +270,81 @@ def test_a_change_that_would_reset_another_answer_is_refused_and_changes_nothing
     assert message in " ".join(str(refused.value).split())
     assert (project / ".copier-answers.yml").read_text("utf-8") == recorded
     assert git("status", "--porcelain", cwd=project) == ""
+
+
+# --- a project on a Python the template retired -------------------------------------------------
+
+RELEASED, RETIRING = "v1.0.0", "v1.1.0"
+
+
+@pytest.fixture(scope="module")
+def release_then_working_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The last release (which offered Python 3.10), then this working tree, both tagged."""
+    if subprocess.run(
+        ["git", "cat-file", "-e", f"{LAST_RELEASE.commit}^{{commit}}"], cwd=REPO_ROOT, check=False
+    ).returncode:
+        pytest.skip(f"the last release ({LAST_RELEASE.commit[:7]}) is not in this clone's history")
+    template = tmp_path_factory.mktemp("retiring") / "template"
+    template.mkdir()
+    git("init", "-q", "-b", "main", cwd=template)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", LAST_RELEASE.commit],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(template)], input=archive, check=True)
+    git("add", "-A", "--force", cwd=template)
+    git("commit", "-q", "-m", "the last release", cwd=template)
+    git("tag", RELEASED, cwd=template)
+    git("rm", "-rq", ".", cwd=template)
+    copy_working_tree(template)
+    git("add", "-A", "--force", cwd=template)
+    git("commit", "-q", "-m", "this working tree", cwd=template)
+    git("tag", RETIRING, cwd=template)
+    return template
+
+
+@pytest.fixture
+def retired_floor_project(release_then_working_tree: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A project the last release rendered on a Python this working tree retired, committed."""
+    retired = sorted(python_support().retired)[-1]
+    project = copy_template(
+        release_then_working_tree, tmp_path / "project", {"python_min": retired}, RELEASED
+    )
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    return project, retired
+
+
+def test_an_update_of_a_project_on_a_retired_python_stops_with_the_floor_to_pass(
+    retired_floor_project: tuple[Path, str],
+) -> None:
+    # Copier drops an answer that is no longer a valid choice and takes the default in silence:
+    # the project would jump to SPEC 0's floor. It stops instead, and changes nothing.
+    project, retired = retired_floor_project
+    recorded = (project / ".copier-answers.yml").read_text("utf-8")
+    with pytest.raises(ValueError, match="Invalid choice for 'python_min'") as refused:
+        update_project(project, RETIRING)
+    message = " ".join(str(refused.value).split())
+    assert f"Python {retired} {python_support().retired[retired]}" in message
+    oldest = python_support().choices[0]
+    assert f"copier update --defaults --data python_min={oldest}" in message
+    assert (project / ".copier-answers.yml").read_text("utf-8") == recorded
+    assert git("status", "--porcelain", cwd=project) == ""
+
+
+def test_the_update_with_the_floor_it_names_raises_the_projects_python(
+    retired_floor_project: tuple[Path, str],
+) -> None:
+    project, _ = retired_floor_project
+    oldest = python_support().choices[0]
+    update_project(project, RETIRING, {"python_min": oldest})
+    recorded = yaml.safe_load((project / ".copier-answers.yml").read_text("utf-8"))
+    assert recorded["python_min"] == oldest
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    assert pyproject["project"]["requires-python"] == f">={oldest}"
 
 
 # --- the pre-update check: what Copier would delete or reset, on a scratch clone ---------------

@@ -44,7 +44,7 @@ from conftest import (
     update_project,
 )
 from jinja2 import nodes
-from template_data import exclude_blocks, load_computed, questions
+from template_data import exclude_blocks, load_computed, python_support, questions
 
 # The questions of the first commit of main: the oldest answers a project can hold. Every other
 # name an `_exclude` block reads must carry a default; test_first_commit_asked_these_questions
@@ -193,6 +193,8 @@ def all_options(asked: Mapping[str, Any]) -> dict[str, Any]:
         elif spec.get("type") == "bool":
             answers[name] = True
     floors = asked["python_min"]["choices"]
+    if isinstance(floors, str):  # derived by Jinja from includes/python-releases.yml
+        floors = python_support().choices
     answers["python_min"] = max(floors, key=lambda v: tuple(map(int, v.split("."))))
     return answers
 

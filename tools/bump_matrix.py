@@ -8,13 +8,17 @@ includes/cuda-matrix.yml and includes/pins.yml in place, keeping every comment:
 - the matrix's `checked:` date becomes today, when the indexes listed every package;
 - an upper bound on a major boundary (`<15`, `<1`, `<0.31`) that the newest release is above is
   raised to the next major of that release (`<15` with 15.0.1 out becomes `<16`);
-- a major's `toolkit_range` grows to the newest CUDA minor of the `cuda-toolkit` wheels.
+- a major's `toolkit_range` grows to the newest CUDA minor of the `cuda-toolkit` wheels;
+- includes/python-releases.yml takes CPython's dates from the Python Developer's Guide
+  (release-cycle.json: new releases as rows, changed dates) and its `as_of`, the day python_min's
+  choices and SPEC 0 default are derived on, becomes today, when the guide was read.
 
 Nothing else is rewritten: lower bounds stay (raising them only shuts users out), a finer cap such
 as `numpy<2.5` is a compatibility cap whose reason sits in a comment beside it, a range that pins a
 CUDA major (`cuda-bindings>=12.9,<13` for CUDA 12) is meant to exclude the next major, and a
-dropped Python is a choice between a library's `python_min` and `python_versions`. The report
-names each of these; the maintainer decides.
+dropped Python is a choice between a library's `python_min` and the matrix's `python_range`.
+The report names each of these, and what the new Python table changes for projects (a Python
+that retires, a new default floor); the maintainer decides.
 
 Where it asks: the indexes and find-links locations that uv and pip are configured with
 (`UV_DEFAULT_INDEX`, `UV_INDEX_URL`, `UV_INDEX`, `UV_EXTRA_INDEX_URL`, `UV_FIND_LINKS`, uv.toml,
@@ -61,10 +65,17 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 from packaging.version import InvalidVersion, Version
+from template_data import PythonSupport, python_support
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX_FILE = ROOT / "includes" / "cuda-matrix.yml"
 PINS_FILE = ROOT / "includes" / "pins.yml"
+PYTHON_TABLE_FILE = ROOT / "includes" / "python-releases.yml"
+# CPython's release dates and ends of life as the Python Developer's Guide publishes them
+# (https://devguide.python.org/versions/ is built from this file).
+RELEASE_CYCLE_URL = (
+    "https://raw.githubusercontent.com/python/devguide/main/include/release-cycle.json"
+)
 # What pip and uv ask when nothing is configured; only used when nothing is.
 DEFAULT_INDEX = "https://pypi.org/simple"
 # NVIDIA's metapackage whose version is the CUDA release itself (13.5.0 is CUDA 13.5), so its
@@ -431,7 +442,7 @@ def matrix_pins(matrix: Mapping[str, Any], pins: Mapping[str, Any]) -> list[Pin]
     pins.yml serve all.
     Any list of strings in pins.yml is a requirement group, so a new group is picked up as is.
     """
-    pythons = tuple(matrix["python_versions"])
+    pythons = tuple(python_support(python_range=matrix["python_range"]).versions)
     found: list[Pin] = []
     for major in sorted(matrix["majors"], key=int):
         entry = matrix["majors"][major]
@@ -644,6 +655,122 @@ def image_commands(images: Iterable[str]) -> list[str]:
     return commands
 
 
+# --- the Python table -----------------------------------------------------------------------------
+
+
+def fetch_release_cycle(url: str, context: ssl.SSLContext | None = None) -> dict[str, Any]:
+    """The Developer's Guide's release-cycle.json: version -> first_release, end_of_life, ..."""
+    page = _get(url, context or _ssl_context(os.environ))
+    if page is None:
+        raise IndexUnreadableError(f"{redact(url)}: no such file")
+    data: dict[str, Any] = json.loads(page[1])
+    return data
+
+
+def merged_releases(
+    rows: Sequence[Mapping[str, str]], cycle: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, str]]:
+    """The table's rows with the guide's dates, and every newer release the guide lists, in order.
+
+    Releases older than the table's first row stay out: the table starts where the template's
+    support did. A row the guide no longer lists keeps its dates.
+    """
+    first = Version(rows[0]["version"])
+    merged = {row["version"]: dict(row) for row in rows}
+    for version, entry in cycle.items():
+        if Version(version) < first or not entry.get("first_release"):
+            continue
+        merged[version] = {
+            "version": version,
+            "released": str(entry["first_release"]),
+            "end_of_life": str(entry["end_of_life"]),
+        }
+    return [merged[v] for v in sorted(merged, key=Version)]
+
+
+def python_meanings(before: PythonSupport, after: PythonSupport) -> list[str]:
+    """What the new table means for projects: floors retired, offered, the default moved."""
+    lines = []
+    for version, why in sorted(after.retired.items(), key=lambda item: Version(item[0])):
+        if version not in before.retired:
+            lines.append(
+                f"Python {version} {why}: python_min no longer offers it, and `copier update` "
+                f"stops a project on it until it answers python_min={after.choices[0]}"
+            )
+    for version in after.choices:
+        if version not in before.choices:
+            lines.append(f"python_min offers Python {version}")
+    if after.spec0 != before.spec0:
+        lines.append(f"new projects default to Python {after.spec0} (SPEC 0), was {before.spec0}")
+    return lines or ["the supported Pythons stay as they are"]
+
+
+def python_report(table: Mapping[str, Any], rows: Sequence[Mapping[str, str]]) -> list[str]:
+    """The Python table after --write (today's date) and what it changes."""
+    out = [f"Python releases after --write (as_of {table['as_of']}):", ""]
+    out += _table(
+        ("version", "released", "end of life"),
+        ((r["version"], r["released"], r["end_of_life"]) for r in rows),
+    )
+    return out
+
+
+_ROW = re.compile(
+    r'^(?P<indent>\s*)- \{version: "[^"]+", released: "[^"]+", end_of_life: "[^"]+"\}$'
+)
+
+
+def rewrite_python_table(text: str, rows: Sequence[Mapping[str, str]], as_of: datetime.date) -> str:
+    """The table file with ``rows`` in place of its rows and ``as_of`` moved; comments untouched."""
+    lines = text.splitlines(keepends=True)
+    found = [i for i, line in enumerate(lines) if _ROW.match(line.rstrip("\n"))]
+    if not found or found != list(range(found[0], found[-1] + 1)):
+        raise ValueError("the release rows are not one block of one-line rows: edit by hand")
+    match = _ROW.match(lines[found[0]].rstrip("\n"))
+    assert match is not None
+    indent = match["indent"]
+    new = [
+        f'{indent}- {{version: "{r["version"]}", released: "{r["released"]}", '
+        f'end_of_life: "{r["end_of_life"]}"}}\n'
+        for r in rows
+    ]
+    text = "".join(lines[: found[0]] + new + lines[found[-1] + 1 :])
+    text, count = re.subn(
+        r'^(\s*as_of:\s*)"[^"]*"', rf'\g<1>"{as_of.isoformat()}"', text, flags=re.MULTILINE
+    )
+    if count != 1:
+        raise ValueError(f"expected one `as_of:` line, found {count}")
+    return text
+
+
+def bump_python_table(
+    path: Path, url: str, python_range: Mapping[str, str], today: datetime.date, write: bool
+) -> list[str]:
+    """Read the guide, report the table it gives as of today and, with ``write``, save it."""
+    table = load_default(path, "python_releases")
+    try:
+        cycle = fetch_release_cycle(url)
+    except (IndexUnreadableError, json.JSONDecodeError) as exc:
+        return [
+            f"Python releases: cannot read {exc}. The table and its as_of "
+            f"({table['as_of']}) are not moved; pass --release-cycle to read another copy."
+        ]
+    rows = merged_releases(table["releases"], cycle)
+    after = {**table, "releases": rows, "as_of": today.isoformat()}
+    out = python_report(after, rows)
+    try:
+        meanings = python_meanings(
+            python_support(table, dict(python_range)), python_support(after, dict(python_range))
+        )
+    except ValueError as exc:  # the template could not render with this table: keep the old one
+        return [*out, "", f"- {exc}; the table is not written."]
+    out += ["", *(f"- {line}" for line in meanings)]
+    if write:
+        path.write_text(rewrite_python_table(path.read_text("utf-8"), rows, today), "utf-8")
+        out.append(f"Wrote {path.name} (as_of: {today}).")
+    return out
+
+
 # --- writing ------------------------------------------------------------------------------------
 
 
@@ -761,6 +888,14 @@ def main(
     parser.add_argument("--find-links", action="append", default=[], help="and/or this location")
     parser.add_argument("--matrix", type=Path, default=MATRIX_FILE, help=argparse.SUPPRESS)
     parser.add_argument("--pins", type=Path, default=PINS_FILE, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--python-table", type=Path, default=PYTHON_TABLE_FILE, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--release-cycle",
+        default=RELEASE_CYCLE_URL,
+        help="CPython's release dates: a URL or a file:// copy of release-cycle.json",
+    )
     args = parser.parse_args(argv)
 
     matrix = load_default(args.matrix, "cuda_matrix")
@@ -784,6 +919,14 @@ def main(
     ]
     news = new_majors(matrix, releases[CUDA_VERSION_PACKAGE])
     print(report(sources, matrix["checked"], rows, lines, news))
+    print()
+    print(
+        "\n".join(
+            bump_python_table(
+                args.python_table, args.release_cycle, matrix["python_range"], today(), args.write
+            )
+        )
+    )
     if not args.write:
         print(
             "\nNothing written. `nox -s bump_matrix -- --write` applies the 'after --write' column."

@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from template_data import ROOT, cuda_majors, library_choices, load_computed
+from template_data import ROOT, cuda_majors, library_choices, load_computed, python_support
 
 # The example project the template's own docs speak of, on the newest major.
 EXAMPLE = {"package_name": "myproj", "distribution_name": "myproj", "docs": "sphinx"}
@@ -29,6 +29,20 @@ def load_matrix() -> dict[str, Any]:
 
 def _row(label: str, cells: list[str]) -> str:
     return "| " + " | ".join([label, *cells]) + " |"
+
+
+def python_line() -> str:
+    """The Pythons a project may support today, and the default, from python_support."""
+    support = python_support()
+    as_of = load_computed("python_releases")["as_of"]
+    retired = "; ".join(f"{v} {why}" for v, why in sorted(support.retired.items()))
+    return (
+        f"Supported Pythons (as of {as_of}, `includes/python-releases.yml`): "
+        + ", ".join(support.versions)
+        + f". `python_min` offers {', '.join(support.choices)}; new projects get {support.spec0}"
+        + " (SPEC 0: the oldest Python released in the last three years)."
+        + (f" Retired: {retired}." if retired else "")
+    )
 
 
 def render_page(matrix: dict[str, Any]) -> str:
@@ -89,7 +103,7 @@ def render_page(matrix: dict[str, Any]) -> str:
         lines.append(_row(label, cells))
     lines += [
         "",
-        "Supported Pythons: " + ", ".join(matrix["python_versions"]) + ".",
+        python_line(),
         "CI also runs the CPU tests on " + " and ".join(matrix["preview_pythons"]) + ".",
         "",
         "To change a pin, edit `includes/cuda-matrix.yml`, run `nox -s docs_pages`, and add a",

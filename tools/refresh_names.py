@@ -49,22 +49,6 @@ HEADER = """\
 """
 
 
-class _CopierLoader(yaml.SafeLoader):
-    """Reads copier.yml, leaving its ``!include`` lines unresolved."""
-
-
-_CopierLoader.add_constructor("!include", lambda loader, node: None)
-
-
-def _copier_questions() -> dict[str, Any]:
-    text = (ROOT / "copier.yml").read_text("utf-8")
-    merged: dict[str, Any] = {}
-    for document in yaml.load_all(text, _CopierLoader):
-        if isinstance(document, dict):
-            merged.update(document)
-    return merged
-
-
 def render_plans() -> Iterator[tuple[int, str, list[str], bool]]:
     """(CUDA major, python_min, libraries, dask) for every render whose environment is resolved.
 
@@ -73,7 +57,9 @@ def render_plans() -> Iterator[tuple[int, str, list[str], bool]]:
     """
     matrix = yaml.safe_load((ROOT / "includes" / "cuda-matrix.yml").read_text("utf-8"))
     matrix = matrix["cuda_matrix"]["default"]
-    pythons = _copier_questions()["python_min"]["choices"]
+    from template_data import python_support
+
+    pythons = python_support().choices
     libraries = sorted(matrix["libraries"])
     for major in sorted(int(m) for m in matrix["majors"]):
         entry = matrix["majors"][str(major)]

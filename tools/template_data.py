@@ -6,6 +6,7 @@ values instead of typing them again, so adding a major or a library is an edit t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -81,3 +82,62 @@ def example_choices() -> list[str]:
 def cuda_majors() -> list[int]:
     """Every CUDA major the matrix offers, oldest first."""
     return sorted(int(major) for major in load_computed("cuda_matrix")["majors"])
+
+
+@dataclass(frozen=True)
+class PythonSupport:
+    """The Pythons a project may support, as copier.yml's computed ``python`` derives them.
+
+    ``versions``: released by the table's ``as_of``, before their end of life, within the GPU
+    stack's range (the matrix's ``python_range``). ``choices``: ``python_min``'s, every version but
+    the newest. ``spec0``: its default, the oldest choice released within ``support_years`` of
+    ``as_of``. ``retired``: the released Pythons below ``versions``, each with why.
+    """
+
+    versions: list[str]
+    choices: list[str]
+    spec0: str
+    retired: dict[str, str]
+
+
+def _number(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def python_support(
+    table: dict[str, Any] | None = None, python_range: dict[str, str] | None = None
+) -> PythonSupport:
+    """Derive ``python`` from a release table and a stack range (by default the template's own).
+
+    Dates compare as text, as the Jinja does: an end of life given as a month ("2026-10") sorts
+    before every day of that month, so a Python retires on its first day.
+    """
+    table = table or load_computed("python_releases")
+    python_range = python_range or load_computed("cuda_matrix")["python_range"]
+    as_of: str = table["as_of"]
+    window = f"{int(as_of[:4]) - table['support_years']}{as_of[4:]}"
+    rows: list[dict[str, str]] = []
+    retired: dict[str, str] = {}
+    for row in table["releases"]:
+        if row["released"] > as_of:
+            continue
+        if row["end_of_life"] <= as_of:
+            retired[row["version"]] = f"reached its end of life in {row['end_of_life']}"
+        elif _number(row["version"]) < _number(python_range["oldest"]):
+            retired[row["version"]] = "is older than the GPU libraries install on"
+        elif _number(row["version"]) <= _number(python_range["newest"]):
+            rows.append(row)
+    choices = rows[:-1]
+    if not choices:
+        raise ValueError(
+            f"as of {as_of}, includes/python-releases.yml and the matrix's python_range "
+            f"{python_range} leave {len(rows)} supported Python(s), and python_min needs two: "
+            "add the newer releases to the table or widen the range"
+        )
+    recent = [row for row in choices if row["released"] >= window]
+    return PythonSupport(
+        versions=[row["version"] for row in rows],
+        choices=[row["version"] for row in choices],
+        spec0=(recent[0] if recent else choices[-1])["version"],
+        retired=retired,
+    )
