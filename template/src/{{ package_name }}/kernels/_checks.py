@@ -106,6 +106,7 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # One global look-up each on the cheap path, where `np.ndarray` and FLOAT_DTYPES[0] take two.
 _FLOAT32, _FLOAT64 = FLOAT_DTYPES
 _NDARRAY = np.ndarray
+_PLAIN_NUMBERS = (float, int)  # exactly these types: a bool, an int to Python, takes the ABC's way
 
 _NO_SIZES: Mapping[str, int] = MappingProxyType({})
 
@@ -193,8 +194,11 @@ def address_range(a: Array[Any]) -> tuple[int, int] | None:
     if 0 in shape:
         return None
     pointer, strides = _pointer_and_strides(a)
-    low = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
+    low = high = 0  # the bytes below the first element's pointer, and above it
+    for n, stride in zip(shape, strides, strict=True):
+        span = (n - 1) * stride  # a negative stride reaches below the pointer
+        low += min(span, 0)
+        high += max(span, 0)
     return pointer + low, pointer + high + np.dtype(a.dtype).itemsize
 
 
@@ -222,7 +226,7 @@ def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
     """The one floating dtype the arrays share; TypeError (with the fix) for anything else."""
     if arrays:  # the answer without a string: one dtype, compared by value, and a float one
         first = arrays[0].dtype
-        if first in FLOAT_DTYPES and all(a.dtype == first for a in arrays[1:]):
+        if first in FLOAT_DTYPES and all(a.dtype == first for a in arrays):
             return np.dtype(first)
     dtypes = sorted({str(a.dtype) for a in arrays})
     if len(dtypes) != 1:
@@ -245,8 +249,7 @@ def scalar(name: str, label: str, value: object, dtype: np.dtype[Any]) -> Any:
     ``numpy.float64(None)`` is NaN, so without this check ``axpy(None, x, y)`` would quietly
     return NaNs.
     """
-    kind = type(value)
-    if kind is float or kind is int:  # the usual answer, before the ABC's look-up
+    if type(value) in _PLAIN_NUMBERS:  # the usual answer, before the ABC's look-up
         return dtype.type(value)
     if not isinstance(value, numbers.Real):
         raise TypeError(
@@ -532,35 +535,33 @@ def arrays(
     # objects; an equal dtype that is another object just takes the full checks), and of one
     # shape unless shapes are stated. Anything else, a refusal included, takes the full checks.
     kind: type[Any] | None = type(first)
-    if kind is not _NDARRAY and (accept is not is_gpu_array or kind is not cupy_array_type()):
-        kind = None
-    dtype: Any = first.dtype if kind is not None else None  # a float dtype once past the checks
-    if dtype is _FLOAT64 or dtype is _FLOAT32:  # and so not None
-        shape = first.shape
-        same_shape = shapes is None
-        for a in values[1:]:
-            if type(a) is not kind or a.dtype is not dtype or (same_shape and a.shape != shape):
-                kind = None
-                break
+    if kind is _NDARRAY or (accept is is_gpu_array and kind is cupy_array_type()):
+        dtype: Any = first.dtype  # a float dtype once past the checks
+        if dtype is _FLOAT64 or dtype is _FLOAT32:
+            shape = first.shape
+            same_shape = shapes is None
+            for a in values[1:]:
+                if type(a) is not kind or a.dtype is not dtype or (same_shape and a.shape != shape):
+                    kind = None
+                    break
+        else:
+            kind = None
     else:
         kind = None
     if kind is None:
         checked, on_device = _inputs(name, arrays, accept, takes)
         values = tuple(checked)
         dtype = float_dtype(name, *values)
-        shape = values[0].shape
+        # A tuple, as every answer gives it: a device array's shape may be another sequence.
         if shapes is None:
-            for a in values:
-                if a.shape != shape:  # refused, or a shape that is another sequence than a tuple
-                    shape = _same_shape(name, tuple(arrays), values)
-                    break
+            shape = _same_shape(name, tuple(arrays), values)
+        else:
+            shape = tuple(values[0].shape)
     else:
         on_device = kind is not _NDARRAY
     sizes: Mapping[str, int] = _NO_SIZES
     if shapes is not None:
         sizes = _stated_shapes(name, tuple(arrays), values, shapes)
-    if type(shape) is not tuple:
-        shape = tuple(shape)
     if out_shape is not None:
         shape = _result_shape(name, out_shape, sizes)
     if out is not None and not (
