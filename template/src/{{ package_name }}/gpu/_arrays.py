@@ -51,23 +51,12 @@ def loaded_cupy(*path: str) -> Any:
     return found
 
 
-def cupy_array_type() -> type | None:
-    """CuPy's array class, if CuPy is imported already (and has it); else None. Never imports CuPy.
-
-    Asked afresh at each call, never kept: a CuPy imported later, or a fake one a test puts in
-    ``sys.modules``, is seen at once. The argument checks ask it for ``type(x) is ...``, the
-    cheapest way to know a CuPy array.
-    """
-    ndarray = getattr(sys.modules.get("cupy"), "ndarray", None)
-    return ndarray if isinstance(ndarray, type) else None
-
-
 def is_gpu_array(a: object) -> bool:
     """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
     if type(a) is np.ndarray:  # the common question first: no sys.modules walk for NumPy's own
         return False
-    ndarray = cupy_array_type()
-    return ndarray is not None and isinstance(a, ndarray)
+    ndarray = loaded_cupy("ndarray")
+    return isinstance(ndarray, type) and isinstance(a, ndarray)
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
@@ -77,12 +66,8 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 
 def device_of(a: Any) -> int:
-    """The id of the CUDA device a CuPy array lives on.
-
-    Read from the array's memory pointer (``MemoryPointer.device_id``), where ``a.device``
-    makes a new ``Device`` object at each call to give the same number.
-    """
-    return int(a.data.device_id)
+    """The id of the CUDA device a CuPy array lives on."""
+    return int(a.data.device_id)  # a.device would make a Device object to give the same number
 
 
 def device_of_arrays(name: str, arrays: Iterable[object]) -> int | None:

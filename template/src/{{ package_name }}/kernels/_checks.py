@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, cast
 import numpy as np
 
 from ..gpu import is_gpu_array
-from ..gpu._arrays import cupy_array_type, device_of, device_of_arrays
+from ..gpu._arrays import device_of, device_of_arrays, loaded_cupy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -395,7 +395,7 @@ def _device_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
 
 
 def _one_device(name: str, arrays: Sequence[Any], out: Any) -> int:
-    """The device of CuPy ``arrays`` and ``out`` (or None); the full error when they differ."""
+    """The device of CuPy ``arrays`` and ``out`` (when given); the full error when they differ."""
     device = device_of(arrays[0])
     for a in (*arrays, out) if out is not None else arrays:
         if device_of(a) != device:
@@ -535,7 +535,7 @@ def arrays(
     # objects; an equal dtype that is another object just takes the full checks), and of one
     # shape unless shapes are stated. Anything else, a refusal included, takes the full checks.
     kind: type[Any] | None = type(first)
-    if kind is _NDARRAY or (accept is is_gpu_array and kind is cupy_array_type()):
+    if kind is _NDARRAY or (accept is is_gpu_array and kind is loaded_cupy("ndarray")):
         dtype: Any = first.dtype  # a float dtype once past the checks
         if dtype is _FLOAT64 or dtype is _FLOAT32:
             shape = first.shape
