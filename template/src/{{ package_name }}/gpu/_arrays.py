@@ -67,7 +67,7 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 def device_of(a: Any) -> int:
     """The id of the CUDA device a CuPy array lives on."""
-    return int(a.device.id)
+    return int(a.data.device_id)  # a.device would make a Device object to give the same number
 
 
 def device_of_arrays(name: str, arrays: Iterable[object]) -> int | None:

@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, cast
 import numpy as np
 
 from ..gpu import is_gpu_array
-from ..gpu._arrays import device_of_arrays
+from ..gpu._arrays import device_of, device_of_arrays, loaded_cupy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -134,6 +134,10 @@ ArrayT = TypeVar("ArrayT", bound="Array[Any]")
 FloatT = TypeVar("FloatT", bound="np.floating[Any]")
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# One global look-up each on the cheap path, where `np.ndarray` and FLOAT_DTYPES[0] take two.
+_FLOAT32, _FLOAT64 = FLOAT_DTYPES
+_NDARRAY = np.ndarray
+_PLAIN_NUMBERS = (float, int)  # exactly these types: a bool, an int to Python, takes the ABC's way
 
 _NO_SIZES: Mapping[str, int] = MappingProxyType({})
 
@@ -221,8 +225,11 @@ def address_range(a: Array[Any]) -> tuple[int, int] | None:
     if 0 in shape:
         return None
     pointer, strides = _pointer_and_strides(a)
-    low = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
+    low = high = 0  # the bytes below the first element's pointer, and above it
+    for n, stride in zip(shape, strides, strict=True):
+        span = (n - 1) * stride  # a negative stride reaches below the pointer
+        low += min(span, 0)
+        high += max(span, 0)
     return pointer + low, pointer + high + np.dtype(a.dtype).itemsize
 
 
@@ -250,7 +257,7 @@ def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
     """The one floating dtype the arrays share; TypeError (with the fix) for anything else."""
     if arrays:  # the answer without a string: one dtype, compared by value, and a float one
         first = arrays[0].dtype
-        if first in FLOAT_DTYPES and all(a.dtype == first for a in arrays[1:]):
+        if first in FLOAT_DTYPES and all(a.dtype == first for a in arrays):
             return np.dtype(first)
     dtypes = sorted({str(a.dtype) for a in arrays})
     if len(dtypes) != 1:
@@ -273,7 +280,7 @@ def scalar(name: str, label: str, value: object, dtype: np.dtype[Any]) -> Any:
     ``numpy.float64(None)`` is NaN, so without this check ``axpy(None, x, y)`` would quietly
     return NaNs.
     """
-    if type(value) is float or type(value) is int:  # the usual answer, before the ABC's look-up
+    if type(value) in _PLAIN_NUMBERS:  # the usual answer, before the ABC's look-up
         return dtype.type(value)
     if not isinstance(value, numbers.Real):
         raise TypeError(
@@ -367,10 +374,10 @@ def _output(
         )
 
 
-# --- the cheap path: plain NumPy arrays that plainly fit ------------------------------------------
+# --- the cheap path: plain NumPy arrays, or CuPy arrays, that plainly fit -------------------------
 
 
-def _host_out_fits(out: np.ndarray[Any, Any], reads: Sequence[Any], alias_ok: bool) -> bool:
+def _host_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
     """True when a plain ndarray ``out`` of the right shape and dtype plainly passes ``_output``.
 
     That is: contiguous, writable, and apart from every input (or one exactly, when
@@ -379,14 +386,52 @@ def _host_out_fits(out: np.ndarray[Any, Any], reads: Sequence[Any], alias_ok: bo
     flags = out.flags
     if not (flags.c_contiguous and flags.writeable):
         return False
+    owns = flags.owndata
     for a in reads:
         if a is out:
             if not alias_ok:
                 return False
         # Two arrays that each own their memory were allocated apart: no address range needed.
-        elif not (flags.owndata and a.flags.owndata) and np.may_share_memory(out, a):
+        elif not (owns and a.flags.owndata) and np.may_share_memory(out, a):
             return False
     return True
+
+
+def _device_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
+    """``_host_out_fits`` for CuPy arrays: True when an ``out`` of the right shape and dtype fits.
+
+    A CuPy array owns no memory of its own that another could not share (``cupy.ndarray(...,
+    memptr=...)``, two arrays made from one DLPack capsule), so overlap is decided by address
+    ranges, which for C-contiguous arrays are ``[data.ptr, data.ptr + nbytes)``: no strides to
+    walk. A strided input, or an overlap, is left to the full checks (False), which say what
+    is wrong or let an exact alias (a view of the same elements) through.
+    """
+    flags = out.flags
+    # CuPy's arrays have no read-only flag; a stand-in's that has one is honoured.
+    if not (flags.c_contiguous and getattr(flags, "writeable", True)):
+        return False
+    start = out.data.ptr
+    stop = start + out.nbytes
+    for a in reads:
+        if a is out:
+            if not alias_ok:
+                return False
+        elif not a.flags.c_contiguous:
+            return False
+        elif start != stop and a.nbytes:  # an array of no elements overlaps nothing
+            low = a.data.ptr
+            if low < stop and start < low + a.nbytes:
+                return False
+    return True
+
+
+def _one_device(name: str, arrays: Sequence[Any], out: Any) -> int:
+    """The device of CuPy ``arrays`` and ``out`` (when given); the full error when they differ."""
+    device = device_of(arrays[0])
+    for a in (*arrays, out) if out is not None else arrays:
+        if device_of(a) != device:
+            device_of_arrays(name, (*arrays, out))  # raises, naming every device
+    return device
 
 
 # --- shapes ---------------------------------------------------------------------------------------
@@ -515,42 +560,46 @@ def arrays(
     values: tuple[Any, ...] = tuple(arrays.values())
     if not values:
         raise TypeError(f"{name}: no arrays to check; pass at least one")
-    # Plain ndarrays of one float dtype, compared by identity (NumPy's built-in dtypes are single
-    # objects; an equal dtype that is another object just takes the full checks).
-    dtype = values[0].dtype if type(values[0]) is np.ndarray else None
-    if dtype is not None and (dtype is FLOAT_DTYPES[0] or dtype is FLOAT_DTYPES[1]):
-        for a in values:
-            if type(a) is not np.ndarray or a.dtype is not dtype:
-                dtype = None
-                break
+    first = values[0]
+    # The cheap path: arrays of one exact type, NumPy's own or (for a route that takes them)
+    # CuPy's, of one float dtype compared by identity (NumPy's built-in dtypes are single
+    # objects; an equal dtype that is another object just takes the full checks), and of one
+    # shape unless shapes are stated. Anything else, a refusal included, takes the full checks.
+    kind: type[Any] | None = type(first)
+    if kind is _NDARRAY or (accept is is_gpu_array and kind is loaded_cupy("ndarray")):
+        dtype: Any = first.dtype  # a float dtype once past the checks
+        if dtype is _FLOAT64 or dtype is _FLOAT32:
+            shape = first.shape
+            same_shape = shapes is None
+            for a in values[1:]:
+                if type(a) is not kind or a.dtype is not dtype or (same_shape and a.shape != shape):
+                    kind = None
+                    break
+        else:
+            kind = None
     else:
-        dtype = None
-    on_device = False
-    if dtype is None:
+        kind = None
+    if kind is None:
         checked, on_device = _inputs(name, arrays, accept, takes)
         values = tuple(checked)
         dtype = float_dtype(name, *values)
+        # A tuple, as every answer gives it: a device array's shape may be another sequence.
+        if shapes is None:
+            shape = _same_shape(name, tuple(arrays), values)
+        else:
+            shape = tuple(values[0].shape)
+    else:
+        on_device = kind is not _NDARRAY
     sizes: Mapping[str, int] = _NO_SIZES
-    shape = values[0].shape
     if shapes is not None:
         sizes = _stated_shapes(name, tuple(arrays), values, shapes)
-    else:
-        for a in values:
-            if a.shape != shape:  # refused, or a shape that is another sequence than a tuple
-                shape = _same_shape(name, tuple(arrays), values)
-                break
-    if type(shape) is not tuple:
-        shape = tuple(shape)
     if out_shape is not None:
         shape = _result_shape(name, out_shape, sizes)
-    if out is None:
-        pass
-    elif (
-        on_device
-        or type(out) is not np.ndarray
-        or out.shape != shape
-        or out.dtype is not dtype
-        or not _host_out_fits(out, values, out_may_be_input)
+    if out is not None and not (
+        type(out) is kind
+        and out.shape == shape
+        and out.dtype is dtype
+        and (_device_out_fits if on_device else _host_out_fits)(out, values, out_may_be_input)
     ):
         _output(
             name,
@@ -562,8 +611,12 @@ def arrays(
             accept=accept,
             alias_ok=out_may_be_input,
         )
-    # The device is asked last, and of CuPy arrays only: the one question the dispatcher skips.
-    device = device_of_arrays(name, (*values, out)) if on_device else None
+    # The device is asked last, of device arrays only: the one question the dispatcher skips.
+    device = None
+    if on_device and kind is not None:  # CuPy arrays, every one
+        device = _one_device(name, values, out)
+    elif on_device:  # the route's device arrays: CuPy's among them have a device, others none
+        device = device_of_arrays(name, (*values, out))
     # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function, a third of a call.
     return _new_checked(Checked, (values, out, dtype, shape, on_device, device, sizes))
 

@@ -55,17 +55,17 @@ def axpy_elementwise(
 
 
 def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
-    result = np.empty(x.shape, dtype=x.dtype) if out is None else out
+    # Two passes and no temporary, against three and one for `a * x + y`. `out` goes in as a
+    # positional argument: the keyword costs a small call a tenth of NumPy's own time.
+    if out is None:
+        result = np.multiply(x, a, order="C")  # C order, as the GPU twin's cupy.empty
+        return np.add(result, y, result)
     # The checks let out overlap y only by being y: then a*x first would destroy y. Two arrays
     # that each own their memory cannot share it, which is cheaper to ask than an address range.
-    if out is not None and (
-        out is y or (not (out.flags.owndata and y.flags.owndata) and np.may_share_memory(out, y))
-    ):
-        np.add(y, a * x, out=result)
-    else:  # two passes and no temporary, against three and one for `a * x + y`
-        np.multiply(x, a, out=result)
-        result += y
-    return result
+    if out is y or (not (out.flags.owndata and y.flags.owndata) and np.may_share_memory(out, y)):
+        return np.add(y, a * x, out)
+    np.multiply(x, a, out)
+    return np.add(out, y, out)
 
 
 # No out-of-memory fallback: it would write into a host copy of `out`, never into `out` itself.
