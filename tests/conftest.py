@@ -249,7 +249,10 @@ def isolation(home: Path) -> dict[str, str]:
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep the user's Copier settings and git configuration out of every render."""
     overrides = isolation(tmp_path_factory.mktemp("home"))
-    saved = {key: os.environ.get(key) for key in overrides}
+    # nox's uv backend points UV_PYTHON at its session's venv; a render's own uv must pick the
+    # Python its requires-python asks for (the default floor is newer than the session's).
+    saved = {key: os.environ.get(key) for key in [*overrides, "UV_PYTHON"]}
+    os.environ.pop("UV_PYTHON", None)
     os.environ.update(overrides)
     yield
     for key, value in saved.items():

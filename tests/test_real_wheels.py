@@ -36,15 +36,16 @@ def without_extras(requirement: str) -> str:
     return f"{req.name}{req.specifier}"
 
 
-# Resolve for Linux x86_64 and Python 3.11, whatever machine runs the tests.
+# Resolve for Linux x86_64 and the oldest floor offered, whatever machine runs the tests.
+OLDEST_FLOOR = python_support().choices[0]
 UV_COMPILE = [
     *("uv", "pip", "compile", "--quiet", "--no-header", "--no-annotate"),
-    *("--python-version", "3.11", "--python-platform", "x86_64-manylinux_2_28"),
+    *("--python-version", OLDEST_FLOOR, "--python-platform", "x86_64-manylinux_2_28"),
 ]
 
 
 def compile_requirements(requirements: list[str], cwd: Path) -> dict[str, str]:
-    """Resolve for Linux x86_64 and Python 3.11 with uv; return {name: version}."""
+    """Resolve for Linux x86_64 and the oldest floor with uv; return {name: version}."""
     out = run(
         [*UV_COMPILE, "-"],
         cwd=cwd,
@@ -73,7 +74,8 @@ def test_plain_cupy_and_numba_cuda_mix_cuda_majors(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def every_major(render: Render) -> Path:
     """Every PyPI library on every major: one extra per major."""
-    return render({"gpu_libraries": PYPI_LIBRARIES}, name="resolve-every-major")
+    answers = {"gpu_libraries": PYPI_LIBRARIES, "python_min": OLDEST_FLOOR}
+    return render(answers, name="resolve-every-major")
 
 
 @pytest.mark.parametrize("major", MAJORS)
