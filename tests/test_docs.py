@@ -258,8 +258,8 @@ def test_generated_site_builds_strictly_with_the_lowest_allowed_releases(
     # The docs floors on the oldest Python a project may support, with every library that
     # Python allows, so that each kernel module's page is built.
     oldest = python_support().choices[0]
-    floors = python_floors(MATRIX, str(MAJORS[-1]))
-    libraries = [lib for lib in ALL_LIBRARIES if Version(floors[lib]) <= Version(oldest)]
+    needs = python_floors(MATRIX, str(MAJORS[-1]))
+    libraries = [lib for lib in ALL_LIBRARIES if Version(needs[lib]) <= Version(oldest)]
     answers = {"python_min": oldest, "gpu_libraries": libraries, "docs": "sphinx"}
     project = render(answers, name="docs-floor")
     venv = tmp_path / "venv"
