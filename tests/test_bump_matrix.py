@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
-from template_data import python_support
+from template_data import python_floors, python_support
 
 TODAY = datetime.date(2031, 2, 3)
 PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
@@ -155,8 +155,7 @@ def test_a_library_pin_serves_only_the_pythons_from_its_floor() -> None:
     for found in bump_matrix.matrix_pins(matrix, {}):
         major, library = found.where.split()[1:]
         if library != "guard":
-            entry = matrix["majors"][major]
-            floors = {**entry["python_min"], "dask": entry["dask"]["python_min"]}
+            floors = python_floors(matrix, major)
             # A floor below every supported Python serves from the oldest supported one.
             oldest = Version(python_support(python_range=matrix["python_range"]).versions[0])
             floor = max(Version(floors[library]), oldest)

@@ -15,7 +15,7 @@ import yaml
 from conftest import ALL_LIBRARIES, MAJORS, WORKING_TREE_TAG, Render, copy_template
 from packaging.requirements import Requirement
 from packaging.version import Version
-from template_data import load_computed, python_support, questions
+from template_data import load_computed, python_floors, python_support, questions
 from test_docs import public_modules, toctree_entries
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
@@ -122,7 +122,7 @@ def test_every_major_names_dask_cuda_for_its_own_cuda_major() -> None:
     for major, entry in MATRIX["majors"].items():
         requirements = [Requirement(req) for req in entry["dask"]["requirements"]]
         assert [(req.name, req.extras) for req in requirements] == [("dask-cuda", {f"cu{major}"})]
-        assert entry["dask"]["python_min"] in RELEASED
+        assert entry["dask"].get("python_min", MATRIX["python_range"]["oldest"]) in RELEASED
 
 
 def test_without_gpu_libraries_the_option_brings_only_the_cpu_extra(render: Render) -> None:
@@ -133,7 +133,7 @@ def test_without_gpu_libraries_the_option_brings_only_the_cpu_extra(render: Rend
 def test_a_python_floor_below_dask_cudas_is_refused_with_the_fix(
     template_repo: Path, tmp_path: Path
 ) -> None:
-    floor = MATRIX["majors"][str(MAJORS[-1])]["dask"]["python_min"]
+    floor = python_floors(MATRIX, str(MAJORS[-1]))["dask"]
     older = [v for v in python_support().choices if Version(v) < Version(floor)]
     if not older:
         pytest.skip(f"no python_min below dask-cuda's {floor} is offered: nothing to refuse")

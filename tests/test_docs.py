@@ -14,7 +14,7 @@ import pytest
 from conftest import ALL_LIBRARIES, MAJORS, REPO_ROOT, Built, Render, build_and_install, run
 from packaging.requirements import Requirement
 from packaging.version import Version
-from template_data import load_computed, python_support, questions
+from template_data import load_computed, python_floors, python_support, questions
 
 PINS: dict[str, Any] = load_computed("pins")
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
@@ -258,10 +258,8 @@ def test_generated_site_builds_strictly_with_the_lowest_allowed_releases(
     # The docs floors on the oldest Python a project may support, with every library that
     # Python allows, so that each kernel module's page is built.
     oldest = python_support().choices[0]
-    newest_major = MATRIX["majors"][str(MAJORS[-1])]
-    libraries = [
-        lib for lib in ALL_LIBRARIES if Version(newest_major["python_min"][lib]) <= Version(oldest)
-    ]
+    needs = python_floors(MATRIX, str(MAJORS[-1]))
+    libraries = [lib for lib in ALL_LIBRARIES if Version(needs[lib]) <= Version(oldest)]
     answers = {"python_min": oldest, "gpu_libraries": libraries, "docs": "sphinx"}
     project = render(answers, name="docs-floor")
     venv = tmp_path / "venv"

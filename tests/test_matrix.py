@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest import ALL_LIBRARIES, Render
 from packaging.requirements import Requirement
+from packaging.version import Version
 from template_data import load_computed, python_support
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
@@ -47,13 +48,24 @@ def test_every_requirement_in_the_matrix_parses() -> None:
             Requirement(req)
 
 
-def test_every_major_offers_every_library_with_a_python_floor() -> None:
+def test_every_major_offers_every_library_and_names_only_floors_above_the_stacks() -> None:
+    # A floor the stack's oldest Python already meets says nothing: the matrix leaves it out.
+    oldest = Version(MATRIX["python_range"]["oldest"])
     for major in MAJORS:
         entry = MATRIX["majors"][major]
         assert sorted(entry["requirements"]) == sorted(ALL_LIBRARIES)
-        assert sorted(entry["python_min"]) == sorted(ALL_LIBRARIES)
-        for floor in entry["python_min"].values():
-            assert floor in RELEASED
+        assert set(entry["python_min"]) <= set(ALL_LIBRARIES)
+        for floor in [*entry["python_min"].values(), entry["dask"].get("python_min")]:
+            assert floor is None or (floor in RELEASED and Version(floor) > oldest), floor
+
+
+def test_every_major_installs_numba_cuda_mlir_on_every_python_offered() -> None:
+    # No environment marker: the fallback to numba-cuda served Python 3.10 alone.
+    for major in MAJORS:
+        numba = [Requirement(req) for req in MATRIX["majors"][major]["requirements"]["numba"]]
+        assert [(req.name, req.extras, req.marker) for req in numba] == [
+            ("numba-cuda-mlir", {f"cu{major}"}, None)
+        ]
 
 
 def test_cuda_wheels_name_their_own_major() -> None:
@@ -63,7 +75,7 @@ def test_cuda_wheels_name_their_own_major() -> None:
         entry = MATRIX["majors"][major]
         text = " ".join(r for reqs in entry["requirements"].values() for r in reqs)
         assert f"cupy-cuda{major}x" in text
-        assert f"numba-cuda[cu{major}]" in text
+        assert f"numba-cuda-mlir[cu{major}]" in text
         for other in MAJORS:
             if other != major:
                 assert f"cuda{other}" not in text

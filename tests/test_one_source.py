@@ -88,7 +88,7 @@ def test_matrix_libraries_are_the_gpu_libraries_choices() -> None:
     assert list(MATRIX["libraries"]) == list(library_choices())
     for major, entry in MATRIX["majors"].items():
         assert list(entry["requirements"]) == ALL_LIBRARIES, major
-        assert list(entry["python_min"]) == ALL_LIBRARIES, major
+        assert set(entry["python_min"]) <= set(ALL_LIBRARIES), major
 
 
 # A hand-typed list of libraries or of their modules: four or more of these names quoted in one

@@ -435,3 +435,39 @@ def test_a_table_that_leaves_no_floor_to_offer_is_refused_with_what_to_do() -> N
     table = {**load_computed("python_releases"), "as_of": "2040-01-01"}
     with pytest.raises(ValueError, match="add the newer releases to the table"):
         python_support(table)
+
+
+# --- a library's (or dask-cuda's) own Python floor, from the matrix's python_min -----------------
+
+
+def floor_refusals(matrix: dict[str, Any], python: str, libraries: list[str]) -> str:
+    """What includes/answer-checks.jinja says of a floor, GPU libraries and dask on every major."""
+    checks = "{% import 'includes/answer-checks.jinja' as checks with context %}"
+    context = {
+        "cuda_matrix": matrix,
+        "python_min": python,
+        "gpu_libraries": libraries,
+        "dask": True,
+        "cuda_every_major": True,
+    }
+    text = checks + "{{ checks.libraries() }}{{ checks.dask_floor() }}"
+    return " ".join(copier_env().from_string(text).render(context).split())
+
+
+def test_a_floor_the_matrix_names_above_the_stacks_refuses_an_older_python() -> None:
+    # None is named now (every library installs on the stack's oldest Python): a made-up one.
+    matrix = json.loads(json.dumps(load_computed("cuda_matrix")))
+    newest = max(matrix["majors"], key=int)
+    matrix["majors"][newest]["python_min"] = {"jax": "3.99"}
+    matrix["majors"][newest]["dask"]["python_min"] = "3.98"
+    said = floor_refusals(matrix, python_support().choices[0], ["cupy", "jax"])
+    assert f"for CUDA {newest} needs Python >= 3.99" in said
+    assert said.count("Raise python_min to 3.99 or drop jax.") == 1
+    assert "Raise python_min to 3.98 or answer no to dask." in said
+    assert "drop cupy" not in said
+
+
+def test_a_library_without_a_floor_of_its_own_installs_on_every_offered_python() -> None:
+    matrix = load_computed("cuda_matrix")
+    for python in python_support().choices:
+        assert floor_refusals(matrix, python, list(matrix["libraries"])) == "", python

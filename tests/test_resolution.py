@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ALL_LIBRARIES, MAJORS, Render, run
 from packaging.version import Version
-from template_data import load_computed, python_support
+from template_data import load_computed, python_floors, python_support
 
 MATRIX = load_computed("cuda_matrix")
 PYPI_LIBRARIES = [lib for lib in ALL_LIBRARIES if lib != "torch"]
@@ -57,7 +57,7 @@ def test_gpu_extra_resolves_on_every_python_floor_offered(
 ) -> None:
     # No python_min is offered that the GPU stack cannot install: on each floor, every library
     # whose own floor allows it, with the maintained Numba target and the major's own bindings.
-    floors = MATRIX["majors"][str(major)]["python_min"]
+    floors = python_floors(MATRIX, str(major))
     libraries = [lib for lib in PYPI_LIBRARIES if Version(floors[lib]) <= Version(python)]
     assert "cuda-python" in libraries
     answers = {"cuda_majors": [major], "gpu_libraries": libraries, "python_min": python}

@@ -65,7 +65,7 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 from packaging.version import InvalidVersion, Version
-from template_data import PythonSupport, python_support
+from template_data import PythonSupport, python_floors, python_support
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX_FILE = ROOT / "includes" / "cuda-matrix.yml"
@@ -446,15 +446,16 @@ def matrix_pins(matrix: Mapping[str, Any], pins: Mapping[str, Any]) -> list[Pin]
     found: list[Pin] = []
     for major in sorted(matrix["majors"], key=int):
         entry = matrix["majors"][major]
+        floors = python_floors(matrix, major)
         for library, texts in entry["requirements"].items():
-            floor = Version(entry["python_min"][library])
+            floor = Version(floors[library])
             served = tuple(p for p in pythons if Version(p) >= floor)
             found += [Pin(f"CUDA {major} {library}", t, served, int(major)) for t in texts]
         found += [
             Pin(f"CUDA {major} guard", t, pythons, int(major)) for t in entry["guard_requirements"]
         ]
         # The dask option's GPU half (dask-cuda), with its own Python floor like a library's.
-        floor = Version(entry["dask"]["python_min"])
+        floor = Version(floors["dask"])
         served = tuple(p for p in pythons if Version(p) >= floor)
         found += [
             Pin(f"CUDA {major} dask", t, served, int(major)) for t in entry["dask"]["requirements"]

@@ -15,7 +15,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from template_data import ROOT, cuda_majors, library_choices, load_computed, python_support
+from template_data import (
+    ROOT,
+    cuda_majors,
+    library_choices,
+    load_computed,
+    python_floors,
+    python_support,
+)
 
 # The example project the template's own docs speak of, on the newest major.
 EXAMPLE = {"package_name": "myproj", "distribution_name": "myproj", "docs": "sphinx"}
@@ -94,11 +101,11 @@ def render_page(matrix: dict[str, Any]) -> str:
             [", ".join(f"`{r}`" for r in e["guard_requirements"]) for e in entries],
         ),
     ]
+    floors = [python_floors(matrix, m) for m in majors]
     for lib, label in library_choices().items():
         cells = [
-            ", ".join(f"`{r}`" for r in e["requirements"][lib])
-            + f" (Python >= {e['python_min'][lib]})"
-            for e in entries
+            ", ".join(f"`{r}`" for r in e["requirements"][lib]) + f" (Python >= {f[lib]})"
+            for e, f in zip(entries, floors, strict=True)
         ]
         lines.append(_row(label, cells))
     lines += [

@@ -57,16 +57,15 @@ def render_plans() -> Iterator[tuple[int, str, list[str], bool]]:
     """
     matrix = yaml.safe_load((ROOT / "includes" / "cuda-matrix.yml").read_text("utf-8"))
     matrix = matrix["cuda_matrix"]["default"]
-    from template_data import python_support
+    from template_data import python_floors, python_support
 
     pythons = python_support().choices
     libraries = sorted(matrix["libraries"])
     for major in sorted(int(m) for m in matrix["majors"]):
-        entry = matrix["majors"][str(major)]
-        floors = entry["python_min"]
+        floors = python_floors(matrix, str(major))
         for python in pythons:
             allowed = [lib for lib in libraries if _version(floors[lib]) <= _version(python)]
-            yield major, python, allowed, _version(entry["dask"]["python_min"]) <= _version(python)
+            yield major, python, allowed, _version(floors["dask"]) <= _version(python)
 
 
 def _version(text: str) -> tuple[int, ...]:

@@ -6,6 +6,7 @@ values instead of typing them again, so adding a major or a library is an edit t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -82,6 +83,18 @@ def example_choices() -> list[str]:
 def cuda_majors() -> list[int]:
     """Every CUDA major the matrix offers, oldest first."""
     return sorted(int(major) for major in load_computed("cuda_matrix")["majors"])
+
+
+def python_floors(matrix: Mapping[str, Any], major: str) -> dict[str, str]:
+    """Each library's oldest Python for a CUDA major, and dask-cuda's under ``"dask"``.
+
+    The matrix names a floor only where one is above the GPU stack's (``python_range.oldest``):
+    a floor every offered Python meets says nothing, and the rest take the stack's.
+    """
+    entry = matrix["majors"][major]
+    oldest: str = matrix["python_range"]["oldest"]
+    floors = {library: entry["python_min"].get(library, oldest) for library in matrix["libraries"]}
+    return {**floors, "dask": entry["dask"].get("python_min", oldest)}
 
 
 @dataclass(frozen=True)

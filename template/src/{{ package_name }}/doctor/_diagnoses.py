@@ -383,7 +383,6 @@ def _numba_cuda_hint(facts: Facts) -> str:
     if NUMBA_CUDA_IN_EXTRA:
         return _install_hint(major)
     pins = NUMBA_CUDA_PINS_BY_MAJOR.get(major, NUMBA_CUDA_PINS_BY_MAJOR[CUDA_MAJOR])
-    # pip skips a requirement whose marker does not fit this Python: one command fits all.
     return "pip install " + " ".join(f'"{pin}"' for pin in pins)
 
 

@@ -91,7 +91,7 @@ def _cuda_target() -> tuple[Any, str, str | None]:
         return importlib.import_module("numba.cuda"), "numba-cuda simulator", reason
     try:
         return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
-    # Not only ImportError (not installed: Python 3.10, or numba-cuda chosen by hand): a broken
+    # Not only ImportError (not installed: numba-cuda chosen by hand, or tests_sim): a broken
     # install raises OSError or RuntimeError, and a warning made an error raises itself (NumPy
     # 2.5's, at numba-cuda-mlir 0.6's import). Each leaves numba-cuda or a clear ImportError.
     except Exception as exc:
@@ -282,8 +282,7 @@ def ptx_unavailable() -> str | None:
         return "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) compiles nothing to PTX"
     if BACKEND == "numba-cuda" and importlib.util.find_spec("numba_cuda") is None:
         return (
-            "neither numba-cuda-mlir (the GPU extra on Python >= 3.11) nor numba-cuda (the GPU"
-            " extra on Python 3.10, and nox -s tests_sim) is installed"
+            "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (nox -s tests_sim) is installed"
         )
     return None
 
