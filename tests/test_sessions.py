@@ -385,10 +385,7 @@ def session_in(venv: Path) -> RecordingSession:
 def test_simulator_tests_are_skipped_with_uvs_reason_where_numba_cuda_cannot_join(
     gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
-    needs_new_numpy(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    session = session_in(tmp_path / "venv")
+    session = session_numba_cuda_cannot_join(tmp_path, monkeypatch)
     gpu_noxfile.tests_sim(session)
     (kind, message), install, ptx = session.calls
     assert kind == "warn"
@@ -415,23 +412,26 @@ def test_simulator_session_installs_numba_cuda_where_it_can_join(
     ]
 
 
-def needs_new_numpy(path: Path) -> None:
-    """A project that needs NumPy >= 2.5, which numba-cuda's cap (< 2.5) cannot join."""
+def session_numba_cuda_cannot_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> RecordingSession:
+    """A recording session, run from a project that needs NumPy >= 2.5, which numba-cuda's cap
+    (< 2.5) cannot join."""
+    run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
     pyproject = (
         '[project]\nname = "needs-new-numpy"\nversion = "1"\ndependencies = ["numpy>=2.5"]\n'
     )
-    (path / "pyproject.toml").write_text(pyproject, "utf-8")
+    (tmp_path / "pyproject.toml").write_text(pyproject, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    return session_in(tmp_path / "venv")
 
 
 def test_coverage_leaves_the_simulator_run_out_with_uvs_reason_where_numba_cuda_cannot_join(
     gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    run(["uv", "venv", "-q", "-p", "3.12", str(tmp_path / "venv")], cwd=tmp_path)
-    needs_new_numpy(tmp_path)
-    monkeypatch.chdir(tmp_path)
+    session = session_numba_cuda_cannot_join(tmp_path, monkeypatch)
     for name in ("LOCK_CONSTRAINTS", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
-    session = session_in(tmp_path / "venv")
     gpu_noxfile.coverage(session)
     (kind, message), *rest = session.calls
     assert kind == "warn"
