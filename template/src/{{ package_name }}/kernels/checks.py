@@ -150,7 +150,8 @@ class Checked(NamedTuple):
 
     arrays: tuple[Any, ...]
     """The inputs, in the order given: NumPy arrays (host array-likes converted) or device
-    arrays, as they came."""
+    arrays, as they came; an input that ``out`` is exactly (another view of the same elements,
+    in the same layout) is ``out`` itself, so ``out is y`` answers whether ``out`` aliases ``y``."""
     out: Any
     """The caller's ``out``, checked, or None."""
     dtype: np.dtype[Any]
@@ -332,10 +333,12 @@ def _output(
     on_device: bool,
     accept: Callable[[object], bool],
     alias_ok: bool,
-) -> None:
-    """Refuse an ``out`` that cannot take the result, or that overlaps what the kernel reads."""
-    if out is None:
-        return
+) -> tuple[Any, ...]:
+    """Refuse an ``out`` that cannot take the result, or that overlaps what the kernel reads.
+
+    Returns the inputs, ``out`` itself in place of each that ``out`` is exactly (``alias_ok``),
+    so that a twin asks ``out is y``, a pointer comparison, instead of asking about memory again.
+    """
     kind = "device array of the inputs' type" if on_device else "NumPy array"
     if isinstance(out, np.ma.MaskedArray):
         raise TypeError(f"{name}: out is a masked array; pass a plain {kind}")
@@ -364,14 +367,17 @@ def _output(
         raise ValueError(f"{name}: out must be C-contiguous; pass a new array or out.copy()")
     if not getattr(flags, "writeable", True):
         raise ValueError(f"{name}: out is read-only; pass a writable array")
+    checked: list[Any] = []
     for label, a in reads.items():
-        if not overlaps(target, a) or (alias_ok and _same_elements(target, a)):
-            continue
-        allowed = f"; out may be {label} itself, exactly" if alias_ok else ""
-        raise ValueError(
-            f"{name}: out overlaps {label} in memory, so the kernel would read elements it has "
-            f"already overwritten{allowed}. Pass a separate array"
-        )
+        aliased = overlaps(target, a)
+        if aliased and not (alias_ok and _same_elements(target, a)):
+            allowed = f"; out may be {label} itself, exactly" if alias_ok else ""
+            raise ValueError(
+                f"{name}: out overlaps {label} in memory, so the kernel would read elements it "
+                f"has already overwritten{allowed}. Pass a separate array"
+            )
+        checked.append(out if aliased else a)
+    return tuple(checked)
 
 
 # --- the cheap path: plain NumPy arrays, or CuPy arrays, that plainly fit -------------------------
@@ -601,7 +607,7 @@ def arrays(
         and out.dtype is dtype
         and (_device_out_fits if on_device else _host_out_fits)(out, values, out_may_be_input)
     ):
-        _output(
+        values = _output(
             name,
             out,
             shape=shape,
