@@ -10,9 +10,13 @@ import ast
 import datetime
 import html
 import json
+import re
 import shutil
+import threading
+import urllib.parse
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import bump_matrix
@@ -117,18 +121,109 @@ def write_release_cycle(folder: Path, rows: Iterable[Mapping[str, str]]) -> Path
     return path
 
 
+# Port 9 (discard) on the loopback: refused at once, no network needed.
+UNREACHABLE = "http://127.0.0.1:9"
+
+
 def run_tool(
     includes: tuple[Path, Path],
     sources: Iterable[str],
     *extra: str,
     today: datetime.date = TODAY,
+    registry: str = f"{UNREACHABLE}/api/v1",
 ) -> Callable[[], int]:
     matrix, pins = includes
     folder = matrix.parent
     argv = ["--matrix", str(matrix), "--pins", str(pins), *sources, *extra]
     argv += ["--python-table", str(folder / "python-releases.yml")]
     argv += ["--release-cycle", (folder / "release-cycle.json").as_uri()]
+    argv += ["--registry-api", registry]
     return lambda: bump_matrix.main(argv, today=lambda: today)
+
+
+class FakeQuay:
+    """quay.io's tag list on the loopback: `GET /api/v1/repository/<ns>/<name>/tag/`, in pages.
+
+    ``tags`` maps a repository (`manylinux_cuda/manylinux_2_28_x86_64_cuda13_1`) to its tag
+    names; one it lacks answers 404, as quay.io does. Pages hold ``page_size`` tags whatever the
+    `limit` asked, so that a short list already takes several pages.
+    """
+
+    page_size = 3
+
+    def __init__(self) -> None:
+        self.tags: dict[str, list[str]] = {}
+        self.queries: list[dict[str, list[str]]] = []
+        registry = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                url = urllib.parse.urlsplit(self.path)
+                found = re.fullmatch(r"/api/v1/repository/(.+)/tag/", url.path)
+                names = registry.tags.get(found[1]) if found else None
+                if names is None:
+                    self.send_error(404)
+                    return
+                query = urllib.parse.parse_qs(url.query)
+                registry.queries.append(query)
+                page = int(query.get("page", ["1"])[0])
+                start = (page - 1) * registry.page_size
+                chunk = names[start : start + registry.page_size]
+                body = json.dumps(
+                    {
+                        "tags": [
+                            {
+                                "name": name,
+                                "reversion": False,
+                                "start_ts": 1_780_000_000 + i,
+                                "manifest_digest": f"sha256:{i:064x}",
+                                "is_manifest_list": False,
+                            }
+                            for i, name in enumerate(chunk, start)
+                        ],
+                        "page": page,
+                        "has_additional": start + registry.page_size < len(names),
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:  # keep pytest's output quiet
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.api = f"http://127.0.0.1:{self.server.server_address[1]}/api/v1"
+
+    def serve(self, image: str, names: Sequence[str]) -> None:
+        """List ``names`` in every architecture's repository of a matrix image."""
+        for arch in bump_matrix.MANYLINUX_ARCHS:
+            self.tags[repository(image, arch)] = list(names)
+
+
+def repository(image: str, arch: str) -> str:
+    """The quay.io repository (`namespace/name`) of a matrix image for one architecture."""
+    return image.removeprefix("quay.io/").rpartition(":")[0].replace("{arch}", arch)
+
+
+@pytest.fixture
+def quay() -> Iterator[FakeQuay]:
+    registry = FakeQuay()
+    thread = threading.Thread(target=registry.server.serve_forever, daemon=True)
+    thread.start()
+    yield registry
+    registry.server.shutdown()
+    registry.server.server_close()
+
+
+def manylinux_images(matrix_file: Path) -> dict[str, str]:
+    """Each major's manylinux image as the matrix file writes it."""
+    matrix = bump_matrix.load_default(matrix_file, "cuda_matrix")
+    return {
+        major: entry["extension"]["manylinux_image"] for major, entry in matrix["majors"].items()
+    }
 
 
 # --- the matrix's pins --------------------------------------------------------------------------
@@ -458,14 +553,22 @@ def test_write_keeps_every_comment_and_line(
     ]
 
 
-def test_write_sets_the_checked_date_when_the_index_lists_every_package(
-    includes: tuple[Path, Path], tmp_path: Path
-) -> None:
+def every_package_index(includes: tuple[Path, Path], tmp_path: Path) -> str:
+    """An index that lists a release of every package the matrix and the pins name."""
     matrix = bump_matrix.load_default(includes[0], "cuda_matrix")
     pins = bump_matrix.load_default(includes[1], "pins")
     names = {Requirement(p.text).name for p in bump_matrix.matrix_pins(matrix, pins)}
     offers = {name: [("1.0", None, False)] for name in names | {bump_matrix.CUDA_VERSION_PACKAGE}}
-    run_tool(includes, ["--index-url", simple_index(tmp_path / "all", offers)], "--write")()
+    return simple_index(tmp_path / "all", offers)
+
+
+def test_write_sets_the_checked_date_when_the_index_and_registry_list_everything(
+    includes: tuple[Path, Path], tmp_path: Path, quay: FakeQuay
+) -> None:
+    for image in manylinux_images(includes[0]).values():
+        quay.serve(image, ["2026.11.30-1"])
+    index = every_package_index(includes, tmp_path)
+    run_tool(includes, ["--index-url", index], "--write", registry=quay.api)()
     assert bump_matrix.load_default(includes[0], "cuda_matrix")["checked"] == TODAY.isoformat()
 
 
@@ -487,22 +590,131 @@ def test_without_write_nothing_changes(
     assert [path.read_bytes() for path in includes] == before
 
 
-def test_report_says_image_tags_were_not_checked(
+def test_report_says_the_nvidia_cuda_image_tags_were_not_checked(
     includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_tool(includes, ["--index-url", simple_index(tmp_path, {})])()
     out = capsys.readouterr().out
-    assert "Image tags are not on a package index and were not checked" in out
+    assert "The `image:` tags (nvidia/cuda) were not checked" in out
     assert "    skopeo list-tags docker://docker.io/nvidia/cuda | grep -E" in out
 
 
 def test_unreachable_index_exits_2_and_says_which(
     includes: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Port 9 (discard) on the loopback: refused at once, no network needed.
-    code = run_tool(includes, ["--index-url", "http://127.0.0.1:9/simple"])()
+    code = run_tool(includes, ["--index-url", f"{UNREACHABLE}/simple"])()
     assert code == 2
     assert "error: cannot read the index: http://127.0.0.1:9/simple/" in capsys.readouterr().err
+
+
+# --- the manylinux images' tags -----------------------------------------------------------------
+
+
+def test_every_manylinux_image_names_its_tag_and_a_set_one_is_dated() -> None:
+    # `latest` until bump_matrix could read quay.io; once set, the pin is a dated tag.
+    for major, image in manylinux_images(REPO_ROOT / "includes/cuda-matrix.yml").items():
+        found = bump_matrix._MANYLINUX.match(image)
+        assert found is not None, f"CUDA {major}: {image} names no tag"
+        assert found["tag"] == "latest" or bump_matrix.dated_tag(found["tag"]), image
+
+
+IMAGE = "quay.io/manylinux_cuda/manylinux_2_28_{arch}_cuda13_1:latest"
+
+
+def test_the_newest_dated_tag_both_architectures_list_is_chosen() -> None:
+    # The build number orders a day's builds as a number: -10 comes after -9. 2026.12.01-1 is
+    # on x86_64 alone (aarch64's build not out yet): one tag names both images, so it waits.
+    tags = {
+        "x86_64": ["2026.11.30-9", "2026.11.30-10", "2026.12.01-1", "latest"],
+        "aarch64": ["latest", "2026.11.30-10", "2026.11.30-9"],
+    }
+    line = bump_matrix.manylinux_line("13", IMAGE, tags)
+    assert line.newest == "2026.11.30-10"
+    assert line.new_image == "quay.io/manylinux_cuda/manylinux_2_28_{arch}_cuda13_1:2026.11.30-10"
+    assert line.meanings == ("floats on `latest`: --write pins it to the newest dated tag",)
+
+
+def test_latest_and_other_undated_tags_are_never_chosen() -> None:
+    # pypa/manylinux's older `2024-03-10-b85029d` form does not sort by its name either.
+    undated = ["latest", "main", "cuda13_1", "2024-03-10-b85029d", "sha256-0123abcd.sig"]
+    line = bump_matrix.manylinux_line("13", IMAGE, {"x86_64": undated, "aarch64": undated})
+    assert (line.new_image, line.newest) == (IMAGE, None)
+    assert line.meanings == ("no dated tag on every architecture's repository: stays on latest",)
+
+
+def test_a_pinned_tag_moves_forward_and_never_back() -> None:
+    pinned = IMAGE.replace(":latest", ":2026.11.30-2")
+    newer = {"x86_64": ["2026.12.02-1"], "aarch64": ["2026.12.02-1"]}
+    older = {"x86_64": ["2026.07.01-1"], "aarch64": ["2026.07.01-1"]}
+    assert bump_matrix.manylinux_line("13", pinned, newer).new_image.endswith(":2026.12.02-1")
+    assert bump_matrix.manylinux_line("13", pinned, newer).meanings == (
+        "new dated tag 2026.12.02-1",
+    )
+    assert bump_matrix.manylinux_line("13", pinned, older).new_image == pinned
+
+
+def test_write_pins_every_manylinux_image_to_its_newest_dated_tag_and_keeps_comments(
+    includes: tuple[Path, Path],
+    tmp_path: Path,
+    quay: FakeQuay,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    images = manylinux_images(includes[0])
+    for image in images.values():
+        quay.serve(image, ["latest", *DAYS])
+    before = includes[0].read_text("utf-8").splitlines()
+    assert (
+        run_tool(
+            includes, ["--index-url", simple_index(tmp_path, {})], "--write", registry=quay.api
+        )()
+        == 0
+    )
+    after = includes[0].read_text("utf-8").splitlines()
+    written = manylinux_images(includes[0])
+    for major, image in images.items():
+        assert written[major] == image.rpartition(":")[0] + ":2026.11.30-2"
+    assert [line for line in after if "#" in line] == [line for line in before if "#" in line]
+    assert len(after) == len(before)
+    # Both pages were read (the newest tag is on the second), and only active tags were asked.
+    assert {q["page"][0] for q in quay.queries} == {"1", "2"}
+    assert all(q["onlyActiveTags"] == ["true"] for q in quay.queries)
+    assert (
+        "| 2026.11.30-2 | `quay.io/manylinux_cuda/manylinux_2_28_{arch}_cuda13_1:2026.11.30-2` "
+        "| floats on `latest`" in capsys.readouterr().out
+    )
+
+
+# Five dated tags, not in order: with `latest` first, two pages of three, the newest on the second.
+DAYS = ["2026.07.01-1", "2026.11.30-1", "2026.06.30-1", "2026.11.30-2", "2026.08.14-3"]
+
+
+def test_an_unreachable_registry_is_named_and_moves_no_tag_nor_the_date(
+    includes: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = includes[0].read_bytes()
+    code = run_tool(includes, ["--index-url", every_package_index(includes, tmp_path)], "--write")()
+    assert code == 0  # the pins are still written: only what quay.io decides waits
+    out = capsys.readouterr().out
+    assert (
+        "manylinux images: cannot read http://127.0.0.1:9/api/v1/repository/manylinux_cuda/" in out
+    )
+    assert "No image tag moves, nor `checked:`" in out
+    assert manylinux_images(includes[0]) == manylinux_images(REPO_ROOT / "includes/cuda-matrix.yml")
+    matrix = bump_matrix.load_default(includes[0], "cuda_matrix")
+    assert matrix["checked"] == yaml.safe_load(before)["cuda_matrix"]["default"]["checked"]
+
+
+def test_one_repository_missing_leaves_every_image_as_it_was(
+    includes: tuple[Path, Path], tmp_path: Path, quay: FakeQuay
+) -> None:
+    # CUDA 12's repositories answer; CUDA 13's aarch64 one does not exist: no major moves alone.
+    images = manylinux_images(includes[0])
+    for image in images.values():
+        quay.serve(image, DAYS)
+    newest = max(images, key=int)
+    del quay.tags[repository(images[newest], "aarch64")]
+    run_tool(includes, ["--index-url", simple_index(tmp_path, {})], "--write", registry=quay.api)()
+    assert manylinux_images(includes[0]) == images
 
 
 def _installed_by(session: str) -> set[str]:

@@ -9,6 +9,8 @@ includes/cuda-matrix.yml and includes/pins.yml in place, keeping every comment:
 - an upper bound on a major boundary (`<15`, `<1`, `<0.31`) that the newest release is above is
   raised to the next major of that release (`<15` with 15.0.1 out becomes `<16`);
 - a major's `toolkit_range` grows to the newest CUDA minor of the `cuda-toolkit` wheels;
+- a major's `extension.manylinux_image` (cibuildwheel's image) takes the newest dated tag
+  (`YYYY.MM.DD-N`) that quay.io lists for both of its architectures, never `latest`;
 - includes/python-releases.yml takes CPython's dates from the Python Developer's Guide
   (release-cycle.json: new releases as rows, changed dates) and its `as_of`, the day python_min's
   choices and SPEC 0 default are derived on, becomes today, when the guide was read.
@@ -27,7 +29,8 @@ given with `--index-url`/`--find-links`. It reads the simple repository API (PEP
 691 JSON) itself rather than running `pip index versions` or `uv pip compile`: one request per
 package returns every release with its Requires-Python, which is what "does the newest release
 drop a Python?" needs, whereas pip and uv only answer "what would install on this interpreter".
-Docker image tags are not on a package index, so the report prints the command that lists them.
+The manylinux images' tags come from quay.io's tag list (`--registry-api`). The nvidia/cuda
+`image:` tags are not checked: the report prints the command that lists them.
 """
 
 from __future__ import annotations
@@ -267,7 +270,7 @@ def _ssl_context(environ: Mapping[str, str]) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=cafile)
 
 
-def _get(url: str, context: ssl.SSLContext) -> tuple[str, bytes] | None:
+def _get(url: str, context: ssl.SSLContext, accept: str = ACCEPT) -> tuple[str, bytes] | None:
     """Content type and body of ``url``; None when there is no such page (a 404, a missing file)."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme == "file":
@@ -275,7 +278,7 @@ def _get(url: str, context: ssl.SSLContext) -> tuple[str, bytes] | None:
         path = Path(urllib.request.url2pathname(parts.path))
         page = path / "index.html" if path.is_dir() else path
         return ("text/html", page.read_bytes()) if page.is_file() else None
-    headers = {"Accept": ACCEPT, "User-Agent": "cuda-template-bump-matrix"}
+    headers = {"Accept": accept, "User-Agent": "cuda-template-bump-matrix"}
     if parts.username:  # mirrors often take credentials in the URL, which urllib does not send
         token = (
             f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
@@ -656,6 +659,143 @@ def image_commands(images: Iterable[str]) -> list[str]:
     return commands
 
 
+# --- cibuildwheel's manylinux images -------------------------------------------------------------
+
+# The compiled extension's release wheels build in quay.io/manylinux_cuda's images, one repository
+# per architecture (the rendered pyproject builds both). Their fixed tags are dated the way
+# pypa/manylinux's deploy.sh dates its own: the build commit's day, dotted, and the build of that
+# day (`YYYY.MM.DD-N`), a form that sorts as a version. `latest` and any other name move or mean
+# nothing in time: they are never chosen.
+REGISTRY_API = "https://quay.io/api/v1"
+MANYLINUX_ARCHS = ("x86_64", "aarch64")
+_DATED_TAG = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})-(\d+)$")
+_MANYLINUX = re.compile(r"^quay\.io/(?P<repo>[^:@]*\{arch\}[^:@]*):(?P<tag>[\w][\w.-]*)$")
+
+
+@dataclass(frozen=True)
+class ImageLine:
+    """A major's manylinux image against the newest dated tag all its architectures carry."""
+
+    major: str
+    image: str  # as the matrix writes it: `{arch}` in the repository, then the tag
+    new_image: str
+    newest: str | None
+    meanings: tuple[str, ...]
+
+
+def dated_tag(tag: str) -> tuple[int, int, int, int] | None:
+    """(year, month, day, build) of a dated tag, for ordering; None for any other name."""
+    found = _DATED_TAG.match(tag)
+    if found is None:
+        return None
+    year, month, day, build = map(int, found.groups())
+    return year, month, day, build
+
+
+def _tag_order(tag: str) -> tuple[int, ...]:
+    return dated_tag(tag) or ()
+
+
+def fetch_image_tags(api: str, repository: str, context: ssl.SSLContext) -> list[str]:
+    """The active tags of the quay.io repository ``namespace/name``, every page of them.
+
+    quay.io's tag list (`GET /api/v1/repository/<ns>/<name>/tag/`) answers a page of
+    `{"tags": [{"name", "start_ts", "manifest_digest", ...}], "page", "has_additional"}`;
+    `onlyActiveTags` leaves out tags that were deleted or expired, which no longer pull.
+    """
+    names: list[str] = []
+    page = 1
+    while True:
+        url = (
+            f"{api.rstrip('/')}/repository/{repository}/tag/"
+            f"?onlyActiveTags=true&limit=100&page={page}"
+        )
+        answer = _get(url, context, accept="application/json")
+        if answer is None:
+            raise IndexUnreadableError(f"{redact(url)}: no such repository")
+        try:
+            data = json.loads(answer[1])
+            names += [str(tag["name"]) for tag in data["tags"]]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise IndexUnreadableError(f"{redact(url)}: not a quay.io tag list ({exc})") from exc
+        if not data.get("has_additional"):
+            return names
+        page += 1
+
+
+def manylinux_line(major: str, image: str, tags: Mapping[str, Sequence[str]]) -> ImageLine:
+    """Where the tags each architecture's repository lists (arch -> names) leave ``image``.
+
+    The tag is one for both architectures (the rendered pyproject names both images with it), so
+    only a dated tag that every repository lists is a candidate, and the newest of those wins.
+    A pinned tag newer than every candidate is left: --write never moves an image back.
+    """
+    found = _MANYLINUX.match(image)
+    if found is None:
+        return ImageLine(
+            major, image, image, None, ("not 'quay.io/...{arch}...:tag': edit by hand",)
+        )
+    dated = [{t for t in names if dated_tag(t)} for names in tags.values()]
+    common = set.intersection(*dated) if dated else set()
+    current = found["tag"]
+    if not common:
+        meaning = f"no dated tag on every architecture's repository: stays on {current}"
+        return ImageLine(major, image, image, None, (meaning,))
+    newest = max(common, key=_tag_order)
+    pinned = dated_tag(current)
+    if current == newest:
+        return ImageLine(major, image, image, newest, ("pinned to the newest dated tag",))
+    if pinned is not None and pinned > _tag_order(newest):
+        meaning = f"{current} is newer than every tag listed on all architectures: edit by hand"
+        return ImageLine(major, image, image, newest, (meaning,))
+    meaning = (
+        f"new dated tag {newest}"
+        if pinned is not None
+        else f"floats on `{current}`: --write pins it to the newest dated tag"
+    )
+    return ImageLine(major, image, f"quay.io/{found['repo']}:{newest}", newest, (meaning,))
+
+
+def manylinux_lines(
+    matrix: Mapping[str, Any], api: str, context: ssl.SSLContext
+) -> list[ImageLine]:
+    """Every major's manylinux image against the registry; all of them or, on an error, none."""
+    lines = []
+    for major in sorted(matrix["majors"], key=int):
+        image = matrix["majors"][major]["extension"]["manylinux_image"]
+        found = _MANYLINUX.match(image)
+        tags = {}
+        if found is not None:
+            repositories = {arch: found["repo"].replace("{arch}", arch) for arch in MANYLINUX_ARCHS}
+            tags = {
+                arch: fetch_image_tags(api, repo, context) for arch, repo in repositories.items()
+            }
+        lines.append(manylinux_line(major, image, tags))
+    return lines
+
+
+def manylinux_report(lines: Sequence[ImageLine], error: str | None) -> list[str]:
+    """The manylinux images' table, or why the registry was not read and what that leaves."""
+    if error is not None:
+        return [
+            f"manylinux images: cannot read {error}. No image tag moves, nor `checked:`; run "
+            "where quay.io is reachable, or pass --registry-api to ask a copy of its API."
+        ]
+    return _table(
+        ("CUDA", "manylinux image", "newest dated tag", "after --write", "what it means"),
+        (
+            (
+                line.major,
+                f"`{line.image}`",
+                line.newest or "-",
+                "unchanged" if line.new_image == line.image else f"`{line.new_image}`",
+                "; ".join(line.meanings),
+            )
+            for line in lines
+        ),
+    )
+
+
 # --- the Python table -----------------------------------------------------------------------------
 
 
@@ -817,8 +957,10 @@ def report(
     rows: Sequence[Row],
     lines: Sequence[CudaLine],
     news: Sequence[str] = (),
+    manylinux: Sequence[str] = (),
 ) -> str:
-    """The Markdown report: sources, pins, CUDA lines, new majors, and the image command."""
+    """The Markdown report: sources, pins, CUDA lines, new majors, the manylinux images' tags
+    (``manylinux``: manylinux_report's lines), and the command that lists nvidia/cuda's."""
     out = ["Asked:", *(f"- {redact(s.url)} ({s.kind}; {s.origin})" for s in sources), ""]
     out.append(f"Matrix last checked {checked}.")
     out.append("")
@@ -859,9 +1001,12 @@ def report(
     )
     if news:
         out += ["", *(f"- {line}" for line in news)]
+    if manylinux:
+        out += ["", *manylinux]
     out += [
         "",
-        "Image tags are not on a package index and were not checked. List the published ones with:",
+        "The `image:` tags (nvidia/cuda) were not checked: it publishes no dated tags, and which "
+        "one fits is the driver's choice. List the published ones with:",
         "",
         *(f"    {command}" for command in image_commands(c.image for c in lines)),
     ]
@@ -893,6 +1038,11 @@ def main(
         "--python-table", type=Path, default=PYTHON_TABLE_FILE, help=argparse.SUPPRESS
     )
     parser.add_argument(
+        "--registry-api",
+        default=REGISTRY_API,
+        help="quay.io's API (or a copy of it) that lists the manylinux images' tags",
+    )
+    parser.add_argument(
         "--release-cycle",
         default=RELEASE_CYCLE_URL,
         help="CPython's release dates: a URL or a file:// copy of release-cycle.json",
@@ -919,7 +1069,14 @@ def main(
         for major in sorted(matrix["majors"], key=int)
     ]
     news = new_majors(matrix, releases[CUDA_VERSION_PACKAGE])
-    print(report(sources, matrix["checked"], rows, lines, news))
+    # Every image's tags are read before anything is written: one repository that cannot be read
+    # leaves all of them, so the majors never end up on tags of different days by accident.
+    try:
+        images, registry_error = manylinux_lines(matrix, args.registry_api, context), None
+    except IndexUnreadableError as exc:
+        images, registry_error = [], str(exc)
+    manylinux = manylinux_report(images, registry_error)
+    print(report(sources, matrix["checked"], rows, lines, news, manylinux))
     print()
     print(
         "\n".join(
@@ -936,12 +1093,14 @@ def main(
     in_matrix = replacements(
         [(r.pin.text, r.new_text) for r in rows if r.pin.cuda_major is not None]
         + [(c.toolkit_range, c.new_range) for c in lines]
+        + [(i.image, i.new_image) for i in images]
     )
     in_pins = replacements((r.pin.text, r.new_text) for r in rows if r.pin.cuda_major is None)
     # `checked:` says every pin was compared with its releases: a package the indexes did not
     # list (a mirror without it, an empty find-links folder) was not, so the date stays.
+    # Nor was an image whose registry could not be read.
     unlisted = sorted(name for name, found in releases.items() if not found)
-    checked = None if unlisted else today()
+    checked = None if unlisted or registry_error else today()
     args.matrix.write_text(rewrite(args.matrix.read_text("utf-8"), in_matrix, checked), "utf-8")
     if in_pins:
         args.pins.write_text(rewrite(args.pins.read_text("utf-8"), in_pins), "utf-8")
