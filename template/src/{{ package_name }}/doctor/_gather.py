@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CompiledExtension",
-    "compiled_architectures",
     "compiled_extension",
     "decide",
     "gather",
@@ -162,11 +161,6 @@ def compiled_extension() -> CompiledExtension:
         return CompiledExtension(error=f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a broken .so raises ImportError, OSError, even SystemError
         return CompiledExtension(error=f"{type(exc).__name__}: {exc}")
-
-
-def compiled_architectures() -> tuple[int, ...]:
-    """The compute capabilities the compiled extension has machine code for; () without one."""
-    return compiled_extension().architectures
 
 
 def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
