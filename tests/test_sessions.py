@@ -82,7 +82,10 @@ def test_cpu_matrix_passes_on_every_installed_python(project: Built) -> None:
     "session",
     [
         "lint",
-        "typecheck",
+        # `_install(".", "--group", "dev")`, then mypy: test_build.py's
+        # test_mypy_strict_passes_on_package_tests_and_noxfile[defaults] runs the same mypy
+        # over the same files, the owned tests too, in a venv of the wheel and the dev group.
+        pytest.param("typecheck", marks=pytest.mark.full),
         "build",
         # The tests tier runs the default render's docs session twice, a module gone between:
         # tests/test_project_upkeep.py::test_docs_session_builds_after_a_module_goes_away.
