@@ -356,11 +356,24 @@ def parse_structured(path: Path) -> bool:
 
 
 def renderer(repo: Path, tmp_path_factory: pytest.TempPathFactory, folder: str) -> Render:
-    """Render ``repo``'s tag with the given answers into a new folder under ``folder``."""
+    """Render ``repo``'s tag with the given answers into a new folder under ``folder``.
+
+    A render is a function of its answers (``repo``'s tag never moves in a session), so each set
+    of answers is rendered once, into a folder no test sees, and every call gets a copy of it: a
+    copy takes a fiftieth of a render's time, and a test may change its project freely. A set
+    that is refused raises on every call, as Copier does.
+    """
+    pristine = tmp_path_factory.mktemp(f"{folder}-pristine")
+    rendered: dict[str, Path] = {}
 
     def _render(answers: Mapping[str, Any] | None = None, name: str = "project") -> Path:
+        key = json.dumps(dict(answers or {}), sort_keys=True)
+        if key not in rendered:
+            first = pristine / str(len(rendered))
+            copy_template(repo, first, answers or {}, WORKING_TREE_TAG)
+            rendered[key] = first
         dst = tmp_path_factory.mktemp(folder) / name
-        return copy_template(repo, dst, answers or {}, WORKING_TREE_TAG)
+        return Path(shutil.copytree(rendered[key], dst, symlinks=True))
 
     return _render
 

@@ -27,6 +27,7 @@ from conftest import (
     MAJORS,
     REPO_ROOT,
     WORKING_TREE_TAG,
+    Render,
     build_and_install,
     copier_questions,
     copier_settings,
@@ -435,14 +436,11 @@ def answers_of(project: Path) -> dict[str, Any]:
 @example(answers={}, change={"ci": "gitlab"}).via("GitLab CI for a GitHub repository")
 @example(answers={}, change={"repository_url": ""}).via("an empty address")
 def test_an_answer_changed_on_update_is_refused_with_a_message_or_kept_with_all_the_others(
-    template_repo: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    answers: dict[str, Any],
-    change: dict[str, Any],
+    render: Render, answers: dict[str, Any], change: dict[str, Any]
 ) -> None:
-    project = tmp_path_factory.mktemp("changed") / "project"
+    # `render` renders each set of answers once (the @examples all start from the defaults).
     try:
-        copy_template(template_repo, project, answers, WORKING_TREE_TAG)
+        project = render(answers, name="changed")
     except ValueError:
         assume(False)  # the project's own answers are refused: nothing to update
     git("init", "-q", "-b", "main", cwd=project)

@@ -348,10 +348,9 @@ def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_test
 
 
 def test_a_project_from_before_the_question_keeps_its_self_hosted_job_on_update(
-    template_repo: Path, tmp_path: Path
+    render: Render,
 ) -> None:
-    answers = {"gpu_libraries": ["cupy", "numba"]}
-    project = copy_template(template_repo, tmp_path / "project", answers, WORKING_TREE_TAG)
+    project = render({"gpu_libraries": ["cupy", "numba"]}, name="before-gpu-ci")
     before = (project / ".github/workflows/gpu.yml").read_text("utf-8")
     answers_file = project / ".copier-answers.yml"
     recorded = yaml.safe_load(answers_file.read_text("utf-8"))

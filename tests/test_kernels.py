@@ -112,6 +112,10 @@ def test_simulated_laplacian_covers_rows_beyond_a_capped_grid(
     assert out.count(" PASSED") == 2
 
 
+# The fixture's simulator install brings numba-cuda-mlir too, so these files compile with it: the
+# tests tier runs them again, in the same venv, in
+# test_numba_kernels_compile_to_sound_ptx_with_numba_cuda_mlir below, with the target tests.
+@pytest.mark.full
 def test_numba_kernels_compile_to_ptx_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
     out = run_pytest_of(built, "-q", *NUMBA_PTX_TESTS)

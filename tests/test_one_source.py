@@ -24,6 +24,7 @@ from conftest import (
     MAJORS,
     OWNED_TESTS,
     REPO_ROOT,
+    Render,
     copy_template,
     git,
     snapshot_working_tree,
@@ -132,18 +133,14 @@ def rendered_facts(project: Path) -> dict[str, Any]:
     return runpy.run_path(str(project / "src" / "my_gpu_project" / "gpu" / "_project.py"))
 
 
-def test_rendered_cuda_modules_are_every_module_of_the_matrix(
-    tmp_path: Path, template_repo: Path
-) -> None:
-    project = copy_template(template_repo, tmp_path / "p", {"gpu_libraries": []}, "v0.0.0")
+def test_rendered_cuda_modules_are_every_module_of_the_matrix(render: Render) -> None:
+    project = render({"gpu_libraries": []}, name="p")
     expected = sorted(m for lib in MATRIX["libraries"].values() for m in lib["modules"])
     assert sorted(rendered_facts(project)["CUDA_MODULES"]) == expected
 
 
-def test_mypy_overrides_cover_every_module_of_the_matrix(
-    tmp_path: Path, template_repo: Path
-) -> None:
-    project = copy_template(template_repo, tmp_path / "p", {}, "v0.0.0")
+def test_mypy_overrides_cover_every_module_of_the_matrix(render: Render) -> None:
+    project = render({}, name="p")
     config = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
     overridden = {m for o in config["tool"]["mypy"]["overrides"] for m in o["module"]}
     for library in MATRIX["libraries"].values():
@@ -354,11 +351,7 @@ def test_a_major_added_to_the_matrix_leaves_a_project_with_chosen_majors_as_it_w
 
 
 @pytest.mark.parametrize("major", MAJORS)
-def test_each_real_major_alone_reaches_every_rendered_fact(
-    major: int, template_repo: Path, tmp_path: Path
-) -> None:
-    project = copy_template(
-        template_repo, tmp_path / "p", {**ALL_OPTIONS, "cuda_majors": [major]}, "v0.0.0"
-    )
+def test_each_real_major_alone_reaches_every_rendered_fact(major: int, render: Render) -> None:
+    project = render({**ALL_OPTIONS, "cuda_majors": [major]}, name=f"p{major}")
     others = {m: e for m, e in REAL_MAJORS.items() if m != major}
     assert_render_follows_majors(project, {major: REAL_MAJORS[major]}, others)

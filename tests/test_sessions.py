@@ -78,7 +78,20 @@ def test_cpu_matrix_passes_on_every_installed_python(project: Built) -> None:
     assert f"Session tests_cpu-{floor} was successful" in result.stderr
 
 
-@pytest.mark.parametrize("session", ["lint", "typecheck", "build", "docs"])
+@pytest.mark.parametrize(
+    "session",
+    [
+        "lint",
+        # `_install(".", "--group", "dev")`, then mypy: test_build.py's
+        # test_mypy_strict_passes_on_package_tests_and_noxfile[defaults] runs the same mypy
+        # over the same files, the owned tests too, in a venv of the wheel and the dev group.
+        pytest.param("typecheck", marks=pytest.mark.full),
+        "build",
+        # The tests tier runs the default render's docs session twice, a module gone between:
+        # tests/test_project_upkeep.py::test_docs_session_builds_after_a_module_goes_away.
+        pytest.param("docs", marks=pytest.mark.full),
+    ],
+)
 def test_quality_sessions_pass(project: Built, session: str) -> None:
     result = nox(project, "-s", session)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -123,6 +136,10 @@ def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Bui
     )
 
 
+# The tests tier runs the coverage session on the default render with the guide's and a user's
+# modules (tests/test_coverage_session.py): it holds its floor there, measures your code alone
+# and fails on an untested module. Here, on the bare render, in the full tier.
+@pytest.mark.full
 def test_coverage_runs_the_tests_itself_and_holds_its_floor(project: Built) -> None:
     # Its own runs, whatever ran before: the suite with the JIT off, then the simulator.
     result = nox(project, "-s", "coverage")
@@ -133,6 +150,7 @@ def test_coverage_runs_the_tests_itself_and_holds_its_floor(project: Built) -> N
     assert "/kernels/" not in result.stdout
 
 
+@pytest.mark.full  # tests/test_coverage_session.py::test_coverage_ignores_data_an_earlier_run_left
 def test_coverage_fails_when_your_code_has_untested_lines(project: Built) -> None:
     # A module of yours that no test runs: coverage finds it in the installed package.
     untested = project.project / "src" / project.answer("package_name") / "untested.py"

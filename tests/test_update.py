@@ -19,6 +19,7 @@ from conftest import (
     OLDEST_MAJOR,
     REPO_ROOT,
     WORKING_TREE_TAG,
+    Render,
     committed_render,
     copy_template,
     copy_working_tree,
@@ -170,14 +171,18 @@ def test_update_from_inside_a_quick_start_project_brings_the_change(
 # --- changing which CUDA majors a project serves ----------------------------------------------
 
 
-@pytest.fixture
-def every_major_project(template_repo: Path, tmp_path: Path) -> Path:
-    """A project that serves every major (the default), committed as its user would."""
-    project = copy_template(template_repo, tmp_path / "project", {}, WORKING_TREE_TAG)
+def committed(project: Path) -> Path:
+    """``project`` in a git repository of its own, committed as its user commits a render."""
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render", cwd=project)
     return project
+
+
+@pytest.fixture
+def every_major_project(render: Render) -> Path:
+    """A project that serves every major (the default), committed as its user would."""
+    return committed(render({}, name="every-major"))
 
 
 def _served(project: Path) -> tuple[bool, list[int] | None, list[str]]:
@@ -229,14 +234,6 @@ def test_the_old_cuda_major_answer_on_update_serves_that_major_alone(
 # dask turns off and scale/ goes). The earlier question refuses the change instead.
 
 
-def committed_project(template_repo: Path, dst: Path, answers: dict[str, Any]) -> Path:
-    project = copy_template(template_repo, dst, answers, WORKING_TREE_TAG)
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
-    return project
-
-
 # (the project's answers, the change given with --data, what the refusal says)
 RESETTING_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     # As the command line passes it: YAML text, not a list.
@@ -257,13 +254,9 @@ RESETTING_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     ("answers", "change", "message"), RESETTING_CHANGES.values(), ids=RESETTING_CHANGES.keys()
 )
 def test_a_change_that_would_reset_another_answer_is_refused_and_changes_nothing(
-    template_repo: Path,
-    tmp_path: Path,
-    answers: dict[str, Any],
-    change: dict[str, Any],
-    message: str,
+    render: Render, answers: dict[str, Any], change: dict[str, Any], message: str
 ) -> None:
-    project = committed_project(template_repo, tmp_path / "project", answers)
+    project = committed(render(answers, name="resetting"))
     recorded = (project / ".copier-answers.yml").read_text("utf-8")
     with pytest.raises(ValueError, match="Validation error") as refused:
         update_project(project, WORKING_TREE_TAG, change)
@@ -351,10 +344,9 @@ def test_the_update_with_the_floor_it_names_raises_the_projects_python(
 
 
 @pytest.fixture(scope="module")
-def edited_numba_project(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def edited_numba_project(render: Render) -> Path:
     """A CuPy and Numba project whose user added a test to a template file, committed."""
-    dst = tmp_path_factory.mktemp("update-check") / "project"
-    project = committed_project(template_repo, dst, {"gpu_libraries": ["cupy", "numba"]})
+    project = committed(render({"gpu_libraries": ["cupy", "numba"]}, name="update-check"))
     numba_tests = project / "tests" / "test_kernels_numba.py"
     numba_tests.write_text(numba_tests.read_text("utf-8") + "\n# my own test\n", "utf-8")
     git("commit", "-q", "-am", "my test", cwd=project)
