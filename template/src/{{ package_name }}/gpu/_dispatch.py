@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, cast
 from ._arrays import device_of_arrays, is_gpu_array, is_out_of_memory, on_device, to_cpu
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from types import CodeType
 
 __all__ = ["Dispatched", "gpu_dispatch"]
@@ -20,11 +20,11 @@ R_co = TypeVar("R_co", covariant=True)
 
 
 class Dispatched(Protocol[P, R_co]):
-    """What :func:`gpu_dispatch` makes: the function itself, and :meth:`call_on`.
+    """What :func:`gpu_dispatch` makes: the function itself, and :attr:`on`.
 
     Calling it looks for CuPy arrays among the arguments to choose the implementation. A caller
-    that has already checked its arguments, and so knows where they live, says so with
-    ``call_on`` and spares the second look (the package's kernels pass ``checks.arrays``'s
+    that has already checked its arguments, and so knows where they live, picks it with
+    ``on[device]`` and spares the second look (the package's kernels pass ``checks.arrays``'s
     ``device``).
     """
 
@@ -37,24 +37,30 @@ class Dispatched(Protocol[P, R_co]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
 
-    def call_on(self, device: int | None, /, *args: P.args, **kwargs: P.kwargs) -> R_co:
-        """Run on CUDA device ``device`` (the GPU implementation), or the CPU one for None.
+    @property
+    def on(self) -> Mapping[int | None, Callable[P, R_co]]:
+        """The implementation for where the arrays live, by their CUDA device, None for the host.
 
-        Nothing is checked: ``device`` must be where the CuPy arguments live, as the checks
-        resolved it. Out of memory falls back as a call does.
+        ``on[None]`` is the CPU one itself (a small call pays one look-up for the choice),
+        ``on[0]`` the GPU one, run with device 0 current. Nothing is checked: the device must be
+        where the CuPy arguments live, as the checks resolved it. Out of memory falls back.
         """
         ...
 
 
-def _device_of_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
-    """The device of the CuPy arrays among the arguments, or None when there are none.
+class _Implementations(dict[int | None, "Callable[..., Any]"]):
+    """``on``: the CPU implementation under None; a device's GPU caller, made on first use."""
 
-    Raises
-    ------
-    ValueError
-        When the arrays live on different devices (see ``device_of_arrays``).
-    """
-    return device_of_arrays(name, (*args, *kwargs.values()) if kwargs else args)
+    def __init__(self, cpu: Callable[..., Any], run_on: Callable[..., Any]) -> None:
+        super().__init__({None: cpu})
+        self._run_on = run_on
+
+    def __missing__(self, device: int | None) -> Callable[..., Any]:
+        if not isinstance(device, int):
+            raise KeyError(device)
+        # Threads that miss together each store an equal caller: whichever stays serves.
+        run = self[device] = functools.partial(self._run_on, device)
+        return run
 
 
 def _host(value: Any) -> Any:
@@ -79,7 +85,7 @@ def gpu_dispatch(
     never into ``out`` itself.
 
     A public function that has checked its arguments already knows where they live: it calls
-    ``f.call_on(checked.device, ...)`` (see ``Dispatched.call_on``), which runs the same
+    ``f.on[checked.device](...)`` (see ``Dispatched.on``), which runs the same
     implementation without looking at the arguments again.
 
     Parameters
@@ -104,12 +110,8 @@ def gpu_dispatch(
 
     def decorate(gpu: Callable[P, R]) -> Dispatched[P, R]:
         name = gpu.__qualname__
-        cpu_positional: Callable[..., R] = cpu  # for a call without keywords, typed as such
 
-        def call_on(device: int | None, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            if device is None:
-                # Without an empty dict to unpack: a third of this function's cost on a small call.
-                return cpu(*args, **kwargs) if kwargs else cpu_positional(*args)
+        def run_on(device: int, /, *args: P.args, **kwargs: P.kwargs) -> R:
             try:
                 with on_device(device):
                     return gpu(*args, **kwargs)
@@ -128,12 +130,17 @@ def gpu_dispatch(
             host_kwargs = {k: _host(v) for k, v in kwargs.items()}
             return cpu(*host_args, **host_kwargs)
 
+        on = _Implementations(cpu, run_on)
+
         @functools.wraps(gpu)
         def dispatch(*args: P.args, **kwargs: P.kwargs) -> R:
-            return call_on(_device_of_arguments(name, args, kwargs), *args, **kwargs)
+            # None without CuPy arrays; a ValueError naming the devices when they differ.
+            device = device_of_arrays(name, (*args, *kwargs.values()) if kwargs else args)
+            implementation: Callable[P, R] = on[device]
+            return implementation(*args, **kwargs)
 
         dispatched = cast("Dispatched[P, R]", dispatch)
-        dispatched.call_on = call_on  # type: ignore[method-assign]
+        dispatched.on = on  # type: ignore[misc]
         return dispatched
 
     return decorate

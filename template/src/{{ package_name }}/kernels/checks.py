@@ -6,13 +6,13 @@ caller states) or one of its thin forms :func:`elementwise`, :func:`reduction` a
 once, and hands what it returns to its CPU or GPU twin, which trust it and check nothing again:
 :class:`Checked` carries every answer the call needs (the arrays, their dtype, the result's
 shape, host or device and which CUDA device), so the dispatcher is told where to run
-(``Dispatched.call_on``) instead of looking again:
+(``Dispatched.on``) instead of looking again:
 
 .. code-block:: python
 
     checked = checks.arrays("my_kernel", {"x": x, "y": y}, out=out, out_may_be_input=True)
     a = checks.scalar("my_kernel", "a", a, checked.dtype)
-    return _my_kernel.call_on(checked.device, a, *checked.arrays, out)
+    return _my_kernel.on[checked.device](a, *checked.arrays, out)
 
 An error names the argument that is wrong. A matrix product, whose ``out`` takes its shape from
 both inputs:
@@ -145,7 +145,7 @@ _NO_SIZES: Mapping[str, int] = MappingProxyType({})
 class Checked(NamedTuple):
     """Everything a checked call needs, resolved once: the twins and the dispatcher ask nothing.
 
-    Returned by :func:`arrays`. ``device`` is what ``Dispatched.call_on`` takes.
+    Returned by :func:`arrays`. ``device`` is what ``Dispatched.on`` takes.
     """
 
     arrays: tuple[Any, ...]

@@ -50,7 +50,7 @@ def axpy_elementwise(
     checked = checks.arrays("axpy_elementwise", {"x": x, "y": y}, out=out, out_may_be_input=True)
     scale = checks.scalar("axpy_elementwise", "a", a, checked.dtype)
     x_checked, y_checked = checked.arrays
-    result: ArrayT = _axpy.call_on(checked.device, scale, x_checked, y_checked, out)
+    result: ArrayT = _axpy.on[checked.device](scale, x_checked, y_checked, out)
     return result
 
 
@@ -60,8 +60,7 @@ def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
     if out is None:
         result = np.multiply(x, a, order="C")  # C order, as the GPU twin's cupy.empty
         return np.add(result, y, result)
-    # The checks let out overlap y only by being y (they hand on `out` itself for another view
-    # of y's elements): then a*x first would destroy y.
+    # out overlaps y only by being y (checks.Checked says so): then a*x first would destroy y.
     if out is y:
         return np.add(y, a * x, out)
     np.multiply(x, a, out)

@@ -47,7 +47,7 @@ def _sum_of_squares_kernel() -> Any:
 def sum_of_squares_reduction(x: Array[ArrayT]) -> ArrayT:
     """The sum of ``x * x`` as a 0-d array, with a ``cupy.ReductionKernel``; BLAS dot on the CPU."""
     checked = checks.arrays("sum_of_squares_reduction", {"x": x}, out_shape=())
-    result: ArrayT = _sum_of_squares.call_on(checked.device, *checked.arrays)
+    result: ArrayT = _sum_of_squares.on[checked.device](*checked.arrays)
     return result
 
 
@@ -79,7 +79,7 @@ def _squared_distance_kernel() -> Any:
 def squared_distance_fused(x: Array[ArrayT], y: Array[ArrayT]) -> ArrayT:
     """``sum((x - y) ** 2)`` as a 0-d array: ``cupy.fuse`` on the GPU, NumPy and BLAS on the CPU."""
     checked = checks.arrays("squared_distance_fused", {"x": x, "y": y}, out_shape=())
-    result: ArrayT = _squared_distance.call_on(checked.device, *checked.arrays)
+    result: ArrayT = _squared_distance.on[checked.device](*checked.arrays)
     return result
 
 

@@ -42,7 +42,7 @@ def laplacian_raw(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> Arra
     """
     checked = checks.arrays("laplacian_raw", {"u": u}, out=out, shapes=checks.GRID)
     (u_checked,) = checked.arrays
-    result: ArrayT = _laplacian.call_on(checked.device, u_checked, out)
+    result: ArrayT = _laplacian.on[checked.device](u_checked, out)
     return result
 
 
