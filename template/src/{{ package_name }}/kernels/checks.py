@@ -150,8 +150,7 @@ class Checked(NamedTuple):
 
     arrays: tuple[Any, ...]
     """The inputs, in the order given: NumPy arrays (host array-likes converted) or device
-    arrays, as they came; an input that ``out`` is exactly (another view of the same elements,
-    in the same layout) is ``out`` itself, so ``out is y`` answers whether ``out`` aliases ``y``."""
+    arrays, as they came, but ``out`` itself for an input it is exactly: ``out is y`` asks that."""
     out: Any
     """The caller's ``out``, checked, or None."""
     dtype: np.dtype[Any]
