@@ -33,10 +33,16 @@ TIERS = {
 }
 
 
+# The quick tier's tests render and read files, each CPU-bound in one process: two pytest-xdist
+# workers use both cores of the budget's machine. The `tests` tier runs in one process: two of
+# its tests run uv and nox inside a render and failed under xdist.
+WORKERS = {"tests_quick": ["-n", "2"]}
+
+
 def _pytest(session: nox.Session, tier: str) -> None:
     session.install("--group", "test")
     # The slowest tests in every log: where to look when a tier nears its time budget.
-    session.run("pytest", *TIERS[tier], "--durations=15", *session.posargs)
+    session.run("pytest", *TIERS[tier], *WORKERS.get(tier, []), "--durations=15", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -10,6 +10,7 @@ here with the marker to add.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -93,6 +94,11 @@ def test_the_readme_tier_runs_the_owned_suite_on_every_library_and_on_one_major(
     answers = [answers for name, answers in RENDER_MATRIX.items() if f"{test}[{name}]" in ran]
     assert any(a.get("gpu_libraries") == ALL_LIBRARIES for a in answers)
     assert any(len(a.get("cuda_majors", MAJORS)) == 1 for a in answers)
+
+
+def test_the_quick_tier_runs_on_two_workers_of_an_installed_xdist() -> None:
+    assert noxfile_constant("WORKERS") == {"tests_quick": ["-n", "2"]}
+    assert importlib.util.find_spec("xdist") is not None, "the test group installs pytest-xdist"
 
 
 def test_the_full_tier_selects_by_no_marker_and_draws_the_full_hypothesis_profile() -> None:
