@@ -362,6 +362,7 @@ def lock_export_command(workflow: str) -> list[str]:
     return ["uv", "export", *text.split("\n", 1)[0].split()]
 
 
+@pytest.mark.serial  # under a pytest-xdist worker the nox run left no env to read
 def test_ci_installs_take_the_versions_the_lock_pins(render: Render, tmp_path: Path) -> None:
     project = render({"gpu_libraries": ["cupy", "numba"]}, name="locked")
     git("init", "-q", "-b", "main", cwd=project)
