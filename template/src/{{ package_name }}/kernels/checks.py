@@ -389,7 +389,7 @@ def _host_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
     ``alias_ok``). False means "ask fully".
     """
     flags = out.flags
-    if not (flags.c_contiguous and flags.writeable):
+    if not flags.carray:  # C-contiguous, writeable (and aligned) in one read, not two
         return False
     owns = flags.owndata
     for a in reads:
