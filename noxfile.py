@@ -35,36 +35,15 @@ TIERS = {
 
 # The quick and README tiers run on two pytest-xdist workers, which use both cores of the
 # budget's machine: their tests render, build and read files, each CPU-bound in one process.
-# Tests marked `serial` run after them, in one process: they run uv or nox inside a render, and
-# under a worker they did not find what they looked for (a wrapped uv message, a nox env).
 PARALLEL = ["-n", "2"]
 ON_WORKERS = ("tests_quick", "tests")
 
 
 def _pytest(session: nox.Session, tier: str) -> None:
     session.install("--group", "test")
+    workers = PARALLEL if tier in ON_WORKERS else []
     # The slowest tests in every log: where to look when a tier nears its time budget.
-    if tier not in ON_WORKERS:
-        session.run("pytest", *TIERS[tier], "--durations=15", *session.posargs)
-        return
-    _, selected = TIERS[tier]  # ["-m", expression]: tests/test_tiers.py holds the form
-    session.run(
-        "pytest",
-        "-m",
-        f"({selected}) and not serial",
-        *PARALLEL,
-        "--durations=15",
-        *session.posargs,
-    )
-    # The first run refuses to pass on no test; this one may select none (the quick tier).
-    session.run(
-        "pytest",
-        "-m",
-        f"({selected}) and serial",
-        "--durations=5",
-        *session.posargs,
-        success_codes=[0, 5],
-    )
+    session.run("pytest", *TIERS[tier], *workers, "--durations=15", *session.posargs)
 
 
 @nox.session(python=PYTHON)

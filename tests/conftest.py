@@ -251,8 +251,12 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
     overrides = isolation(tmp_path_factory.mktemp("home"))
     # nox's uv backend points UV_PYTHON at its session's venv; a render's own uv must pick the
     # Python its requires-python asks for (the default floor is newer than the session's).
-    saved = {key: os.environ.get(key) for key in [*overrides, "UV_PYTHON"]}
-    os.environ.pop("UV_PYTHON", None)
+    # pytest-xdist's workers set COLUMNS=80 and LINES=24, and uv wraps its messages at COLUMNS:
+    # a test that reads one would see it broken across lines on a worker alone.
+    unset = ["UV_PYTHON", "COLUMNS", "LINES"]
+    saved = {key: os.environ.get(key) for key in [*overrides, *unset]}
+    for key in unset:
+        os.environ.pop(key, None)
     os.environ.update(overrides)
     yield
     for key, value in saved.items():

@@ -135,7 +135,6 @@ def test_each_extra_of_an_all_majors_lock_installs_alone_with_its_own_major(
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # under a pytest-xdist worker uv wraps the message this test reads
 def test_two_extras_of_an_all_majors_lock_are_refused_together_by_name(
     small_all_majors_lock: Path, tmp_path: Path
 ) -> None:
