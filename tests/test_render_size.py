@@ -14,18 +14,12 @@ import pytest
 from conftest import ALL_OPTIONS, REPO_ROOT, Render
 
 # The one statement of the budgets, in lines: docs/contributing.md quotes this block. The
-# default answers, and every option on (the compiled extension, a choice, left off). The goal
-# is 7,000 and 11,000 (issue 38), met by moving code out of the render or dropping it. It is
-# not met: the figures below are this release's measured 9,377 and 12,987 lines with a little
-# headroom (the ceilings set last release were 9,600 and 13,200). This release's new files (each
-# example's own test and benchmark files, the CuPy short path, the thread-safe compile caches)
-# were paid for by dropping: the public/private twin modules, what served Python 3.10 alone, test
-# settings and fixtures written more than once, a file per large-array test and per fake-GPU test
-# of the shared kernels, and docs that retold another page. They hold the line until the code
-# moves.
+# default answers, and every option on, the compiled extension included, as issue 38 counts
+# them. Its goal is 7,000 and 11,000, met by moving code out of the render or dropping it; it is
+# not met. The ceilings below are the figures measured at this release: they catch growth.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 9_390),
-    "all-options": (ALL_OPTIONS, 13_000),
+    "defaults": ({}, 9_389),
+    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 14_410),
 }
 
 
