@@ -19,7 +19,7 @@ from conftest import ALL_OPTIONS, REPO_ROOT, Render
 # not met. The ceilings below are the figures measured at this release: they catch growth.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
     "defaults": ({}, 9_389),
-    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 14_410),
+    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 14_408),
 }
 
 
