@@ -75,6 +75,30 @@ def test_a_typo_in_an_elementwise_body_is_reported_with_nvrtcs_message(project: 
     assert "out = (x - yy) * a" in message  # the line, as NVRTC quotes it
 
 
+def test_a_numpy_scalar_takes_its_parameters_type_as_in_cupy(project: Built) -> None:
+    # CuPy types only its arrays: a float64 scalar is cast to the float32 that `T` binds to.
+    kernel = ELEMENTWISE.format(body="out = (x - y) * a")
+    assert compile_in(project, kernel, "np.zeros(3, 'f4'), np.zeros(3, 'f4'), np.float64(2)") == ""
+
+
+def test_an_elementwise_kernels_options_and_loop_code_are_compiled(project: Built) -> None:
+    kernel = (
+        "cupy.ElementwiseKernel('T x', 'T y', 'y = x + FOO + z', 'k', options=('-DFOO=1',),"
+        " loop_prep='T z = 1;', after_loop='{after}')"
+    )
+    assert compile_in(project, kernel.format(after="/* done */"), "np.zeros(3)") == ""
+    message = compile_in(project, kernel.format(after="z = zz;"), "np.zeros(3)")
+    assert 'error: identifier "zz" is undefined' in message  # after_loop is compiled too
+
+
+def test_a_raw_array_keeps_its_dimensions(project: Built) -> None:
+    two_d = "ptrdiff_t idx[] = {i / 4, i % 4};"
+    read = f"cupy.ElementwiseKernel('raw T u, T y0', 'T y', '{two_d} y = u[idx] + y0;', 'r')"
+    assert compile_in(project, read, "np.zeros((4, 4)), np.zeros((4, 4))") == ""
+    write = f"cupy.ElementwiseKernel('T x', 'raw T y', '{two_d} y[idx] = x;', 'w')"
+    assert compile_in(project, write, "np.zeros((4, 4))") == ""
+
+
 def test_a_reduction_kernel_compiles_and_its_typo_is_reported(project: Built) -> None:
     assert compile_in(project, REDUCTION.format(post="y = sqrt(a)"), "np.zeros(3, 'f4')") == ""
     message = compile_in(project, REDUCTION.format(post="y = sqrtt(a)"), "np.zeros(3)")

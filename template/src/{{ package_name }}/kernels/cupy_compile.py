@@ -81,8 +81,9 @@ def kernel_source(kernel: Any, *args: Any) -> str:
         ``cupy.RawModule``.
     *args
         The input arguments of an elementwise or reduction kernel: a NumPy array for each array
-        (its dtype and number of dimensions count, not its values), a number or NumPy scalar
-        for each scalar. A raw kernel takes none: its source is compiled as written.
+        (its dtype counts, and its number of dimensions for a ``raw`` parameter; not its values),
+        a number or NumPy scalar for each scalar, which takes its parameter's type as in CuPy.
+        A raw kernel takes none: its source is compiled as written.
 
     Returns
     -------
@@ -127,7 +128,9 @@ def nvrtc_errors(kernel: Any, *args: Any, arch: str = ARCH) -> str:
     from cupy.cuda import compiler
 
     source = kernel_source(kernel, *args)
-    options = tuple(getattr(kernel, "options", ()) or ())
+    # An ElementwiseKernel keeps its options among its keyword arguments, a ReductionKernel apart.
+    options = getattr(kernel, "kwargs", {}).get("options", getattr(kernel, "options", ()))
+    options = tuple(options or ())
     # The options CuPy adds itself: its headers, C++17, the architecture (a device's otherwise).
     options = core.assemble_cupy_compiler_options(options)
     options += (f"-arch={arch}", "--device-as-default-execution-space")
@@ -142,13 +145,13 @@ def nvrtc_errors(kernel: Any, *args: Any, arch: str = ARCH) -> str:
 
 
 def _dtypes_of(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Each argument's dtype as CuPy's type inference sees it: None for a Python number."""
+    """Each argument's dtype as CuPy's type inference sees it: None for a scalar."""
     dtypes = []
     for a in args:
-        if isinstance(a, (np.ndarray, np.generic)):
+        if isinstance(a, np.ndarray):
             dtypes.append(a.dtype)
-        elif isinstance(a, numbers.Number):
-            dtypes.append(None)  # a Python scalar takes the type its parameter gets
+        elif isinstance(a, (numbers.Number, np.generic)):
+            dtypes.append(None)  # CuPy types only its arrays; a scalar takes its parameter's type
         else:
             raise TypeError(
                 f"stand in for a CuPy array with a NumPy array, for a scalar with a number; got "
@@ -157,19 +160,32 @@ def _dtypes_of(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(dtypes)
 
 
-def _arg_infos(args: tuple[Any, ...], types: tuple[Any, ...], n_out: int) -> list[Any]:
-    """CuPy's record of each argument: arrays stay arrays, the outputs are new arrays."""
+def _arg_infos(
+    args: tuple[Any, ...], types: tuple[Any, ...], n_out: int, params: tuple[Any, ...]
+) -> list[Any]:
+    """CuPy's record of each argument: arrays stay arrays, the outputs are new arrays.
+
+    CuPy flattens the contiguous arrays of a call to one dimension, all but ``raw`` ones, which
+    keep theirs: ``u[idx]`` with a two-index ``idx`` needs a 2-D ``CArray``. A ``raw`` output
+    has the shape the other inputs broadcast to.
+    """
     import cupy
     from cupy._core import _kernel, _scalar
 
     infos = []
-    for a, t in zip(args, types[: len(args)], strict=True):
+    for a, t, p in zip(args, types[: len(args)], params[: len(args)], strict=True):
         if isinstance(a, np.ndarray):
-            infos.append(_kernel._ArgInfo(_NDARRAY, cupy.ndarray, np.dtype(t), 1, True, True))
+            ndim = a.ndim if p.raw else 1
+            infos.append(_kernel._ArgInfo(_NDARRAY, cupy.ndarray, np.dtype(t), ndim, True, True))
         else:
             infos.append(_kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(t), 0, True, True))
-    for t in types[len(args) : len(args) + n_out]:
-        infos.append(_kernel._ArgInfo(_NDARRAY, cupy.ndarray, np.dtype(t), 1, True, True))
+    inputs = zip(args, params[: len(args)], strict=True)
+    shapes = [a.shape for a, p in inputs if isinstance(a, np.ndarray) and not p.raw]
+    out_ndim = max(len(np.broadcast_shapes(*shapes)), 1)
+    outputs = slice(len(args), len(args) + n_out)
+    for t, p in zip(types[outputs], params[outputs], strict=True):
+        ndim = out_ndim if p.raw else 1
+        infos.append(_kernel._ArgInfo(_NDARRAY, cupy.ndarray, np.dtype(t), ndim, True, True))
     return infos
 
 
@@ -184,10 +200,17 @@ def _elementwise_source(kernel: Any, args: tuple[Any, ...]) -> str:
 
     _check_count(kernel, args)
     in_types, out_types, type_map = kernel._decide_params_type(_dtypes_of(args), ())
-    infos = _arg_infos(args, in_types + out_types, len(kernel.out_params))
+    infos = _arg_infos(args, in_types + out_types, len(kernel.out_params), kernel.params)
     infos.append(_kernel._ArgInfo(_INDEXER, _carray.Indexer, None, 1, True, True))
+    # As CuPy calls it: the kernel's keyword arguments bring loop_prep, after_loop and options.
     code: str = _kernel._get_elementwise_kernel_code(
-        tuple(infos), type_map, kernel.params, kernel.operation, kernel.name, kernel.preamble
+        tuple(infos),
+        type_map,
+        kernel.params,
+        kernel.operation,
+        kernel.name,
+        kernel.preamble,
+        **kernel.kwargs,
     )
     return code
 
@@ -202,7 +225,7 @@ def _reduction_source(kernel: Any, args: tuple[Any, ...]) -> str:
     # The index type CuPy picks for fewer than 2**31 elements per output.
     index_type = ("IndexT", np.dtype(np.int32))  # codespell:ignore
     type_map = _kernel._TypeMap((*type_map._pairs, index_type))
-    infos = _arg_infos(args, in_types + out_types, len(kernel.out_params))
+    infos = _arg_infos(args, in_types + out_types, len(kernel.out_params), kernel._params)
     infos += [_kernel._ArgInfo(_INDEXER, _carray.Indexer, None, 1, True, True)] * 2
     infos.append(_kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(np.int32), 0, True, True))
     code: str = _reduction._ReductionKernel_get_cached_function_code(
