@@ -128,9 +128,9 @@ def nvrtc_errors(kernel: Any, *args: Any, arch: str = ARCH) -> str:
     from cupy.cuda import compiler
 
     source = kernel_source(kernel, *args)
-    # An ElementwiseKernel keeps its options among its keyword arguments, a ReductionKernel apart.
-    options = getattr(kernel, "kwargs", {}).get("options", getattr(kernel, "options", ()))
-    options = tuple(options or ())
+    # An ElementwiseKernel keeps its options among its keyword arguments; the others apart.
+    elementwise = isinstance(kernel, cupy.ElementwiseKernel)
+    options = tuple((kernel.kwargs.get("options") if elementwise else kernel.options) or ())
     # The options CuPy adds itself: its headers, C++17, the architecture (a device's otherwise).
     options = core.assemble_cupy_compiler_options(options)
     options += (f"-arch={arch}", "--device-as-default-execution-space")
@@ -173,18 +173,19 @@ def _arg_infos(
     from cupy._core import _kernel, _scalar
 
     infos = []
+    shapes: list[tuple[int, ...]] = []  # of the arrays the call broadcasts: the non-raw ones
     for a, t, p in zip(args, types[: len(args)], params[: len(args)], strict=True):
         if isinstance(a, np.ndarray):
             ndim = a.ndim if p.raw else 1
+            if not p.raw:
+                shapes.append(a.shape)
             infos.append(_kernel._ArgInfo(_NDARRAY, cupy.ndarray, np.dtype(t), ndim, True, True))
         else:
             infos.append(_kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(t), 0, True, True))
-    inputs = zip(args, params[: len(args)], strict=True)
-    shapes = [a.shape for a, p in inputs if isinstance(a, np.ndarray) and not p.raw]
-    out_ndim = max(len(np.broadcast_shapes(*shapes)), 1)
     outputs = slice(len(args), len(args) + n_out)
     for t, p in zip(types[outputs], params[outputs], strict=True):
-        ndim = out_ndim if p.raw else 1
+        # Broadcast only for a raw output: other stand-ins' shapes need not agree.
+        ndim = max(len(np.broadcast_shapes(*shapes)), 1) if p.raw else 1
         infos.append(_kernel._ArgInfo(_NDARRAY, cupy.ndarray, np.dtype(t), ndim, True, True))
     return infos
 
