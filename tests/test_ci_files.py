@@ -243,17 +243,20 @@ def test_gitlab_gpu_job_runs_the_gpu_sessions_with_its_majors_extra_and_keeps_th
     assert job["artifacts"]["paths"] == ["bench-cuda*.txt"]
 
 
-def test_hosted_gpu_job_runs_by_hand_weekly_and_on_labelled_pull_requests(hosted: Path) -> None:
+def test_hosted_gpu_job_runs_by_hand_weekly_and_when_a_label_is_added(hosted: Path) -> None:
     workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
     assert set(workflow[True]) == {"workflow_dispatch", "schedule", "pull_request"}
-    assert "labeled" in workflow[True]["pull_request"]["types"]
-    assert "push" not in workflow[True]  # a merge does not bill a run
+    # Neither a push to a labelled pull request nor a merge bills a run.
+    assert workflow[True]["pull_request"]["types"] == ["labeled"]
 
 
-def test_hosted_gpu_job_never_runs_for_a_fork_or_an_unlabelled_pull_request(hosted: Path) -> None:
+def test_hosted_gpu_job_runs_on_a_pull_request_only_as_gpu_ci_itself_is_added(
+    hosted: Path,
+) -> None:
     condition = " ".join(gpu_job(hosted)["if"].split())
     assert condition.startswith("${{ vars.GPU_RUNNER_LABEL != '' && !github.event.repository.fork")
-    assert "contains(github.event.pull_request.labels.*.name, 'gpu-ci')" in condition
+    assert "github.event.label.name == 'gpu-ci'" in condition
+    assert "labels.*.name" not in condition  # carrying the label is not adding it
     assert "github.event.pull_request.head.repo.full_name == github.repository" in condition
 
 
@@ -264,12 +267,21 @@ def test_hosted_gpu_job_is_capped_in_time_and_cancels_superseded_runs(hosted: Pa
     assert "github.event.pull_request.number" in workflow["concurrency"]["group"]
 
 
+def test_another_labels_run_cancels_no_gpu_run(hosted: Path) -> None:
+    # Concurrency is the workflow's: a run whose job is skipped would still cancel a running pair
+    # in the same group, so each label's runs have a group of their own.
+    workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
+    assert workflow["concurrency"]["group"].endswith("-${{ github.event.label.name }}")
+
+
 def test_readme_states_the_hosted_jobs_time_cap_and_its_cost(hosted: Path) -> None:
     minutes = gpu_job(hosted)["timeout-minutes"]
     majors = len(gpu_job(hosted)["strategy"]["matrix"]["cuda"])
     readme = " ".join((hosted / "README.md").read_text("utf-8").split())
     assert f"Each job stops after {minutes} minutes" in readme
     assert f"costs at most ${minutes * 0.05 * majors:.2f} ({majors} jobs)" in readme
+    # The workflow runs on a pull request only as the label is added: the README says so.
+    assert "to test its new commits, remove `gpu-ci` and add it again" in readme
 
 
 def run_steps(job: dict[str, Any]) -> list[str]:
@@ -296,6 +308,12 @@ def test_hosted_gpu_job_uploads_the_benchmark_figures_of_each_major(hosted: Path
     assert upload["with"]["path"] == "bench-cuda*.txt"
 
 
+def test_hosted_gpu_job_uploads_figures_only_where_the_benchmarks_wrote_them(hosted: Path) -> None:
+    # A failed tests_gpu skips the benchmarks: the upload must not fail a second step.
+    (upload,) = [s for s in gpu_job(hosted)["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert upload["if"] == "${{ !cancelled() && hashFiles('bench-cuda*.txt') != '' }}"
+
+
 class Recorder:
     """Stands in for nox's session: what a session would install and run, and with what."""
 
@@ -315,6 +333,16 @@ class Recorder:
     def warn(self, message: str) -> None:
         self.calls.append(("warn", message))
 
+    def skip(self, message: str) -> None:
+        raise Skipped(message)
+
+    def error(self, message: str) -> None:
+        raise AssertionError(f"session.error: {message}")
+
+
+class Skipped(Exception):
+    """What nox's ``session.skip`` raises, in the Recorder."""
+
 
 def rendered_noxfile(project: Path) -> Any:
     spec = importlib.util.spec_from_file_location(f"noxfile_{project.name}", project / "noxfile.py")
@@ -326,13 +354,19 @@ def rendered_noxfile(project: Path) -> Any:
     return noxfile
 
 
+@pytest.fixture(scope="module")
+def hosted_noxfile(hosted: Path) -> Any:
+    """The hosted render's noxfile, loaded once: nox refuses a session registered twice."""
+    return rendered_noxfile(hosted)
+
+
 def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_tests(
-    hosted: Path, monkeypatch: pytest.MonkeyPatch
+    hosted: Path, hosted_noxfile: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     job = gpu_job(hosted)
     assert job["strategy"]["matrix"]["cuda"] == sorted(MATRIX["majors"])
     assert job["env"] == {"REQUIRE_GPU": "1", "CUDA_MAJOR": "${{ matrix.cuda }}"}
-    noxfile = rendered_noxfile(hosted)
+    noxfile = hosted_noxfile
     monkeypatch.chdir(hosted)
     for major in job["strategy"]["matrix"]["cuda"]:
         monkeypatch.setenv("CUDA_MAJOR", major)  # what the job's env sets for this major
@@ -345,6 +379,48 @@ def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_test
         ]
         assert [call[:2] for call in tests.calls[2:]] == [("run", "pytest")] * 2
         assert bench.calls[0] == ("install", f".[cuda{major}]")
+
+
+@pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
+def test_a_gpu_leg_whose_driver_is_too_old_for_its_major_is_skipped_with_a_notice(
+    hosted: Path,
+    hosted_noxfile: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    major: str,
+) -> None:
+    # One runner serves every major's leg: a driver below one major's floor is the runner's age,
+    # not a failure of the project, and must not turn the weekly run red.
+    floor = MATRIX["majors"][major]["min_driver_linux"]
+    older = (int(floor.split(".")[0]) - 1, 0)
+    noxfile = hosted_noxfile
+    # what nvidia-smi would report on such a runner (the real query needs a GPU)
+    monkeypatch.setattr(noxfile, "_driver_version", lambda: older)
+    monkeypatch.chdir(hosted)
+    monkeypatch.setenv("CUDA_MAJOR", major)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    for session in (noxfile.tests_gpu, noxfile.bench):
+        recorder = Recorder()
+        with pytest.raises(Skipped, match=rf"CUDA {major} needs driver >= {floor}; this host has"):
+            session(recorder)
+        assert [call for call in recorder.calls if call[0] == "install"] == []
+        notice = capsys.readouterr().out
+        assert notice.startswith(f"::notice title=CUDA {major} skipped::CUDA {major} needs driver")
+
+
+def test_a_gpu_leg_whose_driver_is_new_enough_runs(
+    hosted: Path, hosted_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    newest = max(MATRIX["majors"], key=int)
+    floor = tuple(map(int, MATRIX["majors"][newest]["min_driver_linux"].split(".")))
+    noxfile = hosted_noxfile
+    monkeypatch.setattr(noxfile, "_driver_version", lambda: floor)  # exactly the newest floor
+    monkeypatch.chdir(hosted)
+    for major in sorted(MATRIX["majors"]):
+        monkeypatch.setenv("CUDA_MAJOR", major)
+        recorder = Recorder()
+        noxfile.tests_gpu(recorder)
+        assert recorder.calls[0] == ("install", f".[cuda{major}]", "--group", "test")
 
 
 def test_a_project_from_before_the_question_keeps_its_self_hosted_job_on_update(
