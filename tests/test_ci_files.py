@@ -212,24 +212,77 @@ def test_gpu_workflow_is_opt_in_and_requires_the_gpu(github: Path) -> None:
 def test_gitlab_gpu_job_is_opt_in_on_a_tagged_runner(gitlab: Path) -> None:
     job = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]
     assert job["tags"] == ["$GPU_RUNNER_TAG"]
-    assert job["rules"][0] == {
-        "if": '$GPU_RUNNER_TAG == null || $GPU_RUNNER_TAG == ""',
-        "when": "never",
-    }
     assert job["variables"]["REQUIRE_GPU"] == "1"
+    # Without the tag, no pipeline of any kind runs it.
+    for source in ("push", "schedule", "web", "merge_request_event"):
+        assert "tests_gpu" not in gitlab_jobs(gitlab, CI_PIPELINE_SOURCE=source)
+
+
+def _gitlab_rule_holds(expression: str, variables: dict[str, str]) -> bool:
+    """A rule's `if`, as GitLab reads the forms .gitlab-ci.yml uses: `&&` before `||`, each
+    side a variable alone, or compared with `==`/`!=` to a string, `null` or a variable, or
+    matched with `=~` to a /regex/. An unset variable is null."""
+
+    def atom(text: str) -> bool:
+        found = re.fullmatch(r"\$(\w+)(?:\s*(==|!=|=~)\s*(.+))?", text.strip())
+        assert found, f"a form this reader does not know: {text!r}"
+        name, op, right = found.groups()
+        left = variables.get(name)
+        if op is None:
+            return bool(left)
+        if op == "=~":
+            return left is not None and re.search(right.strip("/"), left) is not None
+        value = None if right == "null" else variables.get(right[1:]) if right[0] == "$" else right
+        return (left == (value.strip('"') if value else value)) == (op == "==")
+
+    return any(all(map(atom, part.split("&&"))) for part in expression.split("||"))
+
+
+def gitlab_jobs(project: Path, **variables: str) -> set[str]:
+    """The jobs a pipeline with these variables runs: each job's first rule that holds."""
+    config = yaml.safe_load((project / ".gitlab-ci.yml").read_text("utf-8"))
+    ran: set[str] = set()
+    for name, job in config.items():
+        if name in {"workflow", "default", "variables"} or name.startswith("."):
+            continue
+        rules = job.get("rules", config.get(job.get("extends", ""), {}).get("rules", []))
+        decided = next(
+            (r for r in rules if "if" not in r or _gitlab_rule_holds(r["if"], variables)), None
+        )
+        if (decided is not None or not rules) and (decided or {}).get("when") != "never":
+            ran.add(name)
+    return ran
+
+
+def test_gitlabs_template_update_schedule_runs_its_job_alone(gitlab: Path) -> None:
+    # Its schedule exists to open an update; the GPU jobs and the checks are the other
+    # schedule's, and would otherwise bill a GPU runner every week twice.
+    update = {"CI_PIPELINE_SOURCE": "schedule", "TEMPLATE_UPDATE": "1", "GPU_RUNNER_TAG": "gpu"}
+    assert gitlab_jobs(gitlab, **update) == {"template_update"}
+
+
+def test_gitlabs_other_schedule_runs_the_checks_and_the_gpu_job_not_the_update(
+    gitlab: Path,
+) -> None:
+    ran = gitlab_jobs(gitlab, CI_PIPELINE_SOURCE="schedule", GPU_RUNNER_TAG="gpu")
+    assert {"lint", "tests", "tests_gpu", "build"} <= ran
+    assert not {"template_update", "publish"} & ran
 
 
 def test_gitlab_gpu_job_runs_a_merge_request_only_with_the_label_and_never_from_a_fork(
     gitlab: Path,
 ) -> None:
-    rules = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]["rules"]
-    assert rules[1:] == [
-        {"if": '$CI_PIPELINE_SOURCE != "merge_request_event"'},
-        {
-            "if": "$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH == $CI_PROJECT_PATH"
-            " && $CI_MERGE_REQUEST_LABELS =~ /(^|,)gpu-ci(,|$)/"
-        },
-    ]
+    request = {"CI_PIPELINE_SOURCE": "merge_request_event", "GPU_RUNNER_TAG": "gpu"}
+    ours = {"CI_PROJECT_PATH": "org/p", "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH": "org/p"}
+    fork = {**ours, "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH": "someone/p"}
+    for labels, source, runs in [
+        ("bug,gpu-ci", ours, True),
+        ("gpu-ci", fork, False),
+        ("bug,gpu-cix", ours, False),
+        ("", ours, False),
+    ]:
+        ran = gitlab_jobs(gitlab, **request, **source, CI_MERGE_REQUEST_LABELS=labels)
+        assert ("tests_gpu" in ran) is runs, (labels, source)
 
 
 def test_gitlab_gpu_job_runs_the_gpu_sessions_with_its_majors_extra_and_keeps_the_figures(
