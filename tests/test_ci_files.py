@@ -115,7 +115,7 @@ def test_every_action_is_pinned_by_commit(github: Path) -> None:
 WRITE_PERMISSIONS = {
     ("release.yml", "publish"): {"id-token": "write", "attestations": "write"},
     # pushes the update's branch, opens its pull request, or an issue naming the conflicts
-    ("template-update.yml", "update"): {
+    ("template-update.yml", "publish"): {
         "contents": "write",
         "pull-requests": "write",
         "issues": "write",
@@ -130,6 +130,74 @@ def test_workflows_grant_no_default_permissions(github: Path) -> None:
         for name, job in data["jobs"].items():
             allowed = WRITE_PERMISSIONS.get((workflow.name, name), {"contents": "read"})
             assert job["permissions"] == allowed, f"{workflow.name}: {name}"
+
+
+def template_update_jobs(project: Path) -> dict[str, Any]:
+    path = project / ".github/workflows/template-update.yml"
+    jobs: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))["jobs"]
+    return jobs
+
+
+def test_the_template_update_and_its_checks_run_with_read_access_alone(github: Path) -> None:
+    # They run the new release's noxfile and tests: nothing they do may write to the repository.
+    update = template_update_jobs(github)["update"]
+    assert update["permissions"] == {"contents": "read"}
+    scripts = "\n".join(step.get("run", "") for step in update["steps"])
+    assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in scripts
+    assert f"uvx nox@{PINS['tools']['nox']} -s lint" in scripts
+
+
+def test_the_template_updates_checks_install_the_versions_uv_lock_pins(github: Path) -> None:
+    (checks,) = [
+        s for s in template_update_jobs(github)["update"]["steps"] if s.get("id") == "checks"
+    ]
+    export = checks["run"].index("uv export --frozen")
+    assert export < checks["run"].index("export LOCK_CONSTRAINTS=") < checks["run"].index("uvx nox")
+
+
+def test_the_job_that_writes_runs_none_of_the_updates_code(github: Path) -> None:
+    publish = template_update_jobs(github)["publish"]
+    assert publish["needs"] == "update"
+    checkout, download, script = publish["steps"]
+    # main's own files, never the update's branch, and no token left in .git for a later step
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"] == {"persist-credentials": False}
+    assert download["uses"].startswith("actions/download-artifact@")
+    # The update arrives as data (a git bundle and a JSON report): the script runs git, gh and
+    # jq, and nothing the update could have changed.
+    lines = [line.strip() for line in script["run"].replace("\\\n", " ").splitlines()]
+    commands = {
+        line.split()[0]
+        for line in lines
+        if line and not line.startswith("#") and not re.match(r"\w+=|[\w*|]+\)", line)
+    }
+    assert commands == {"[[", "case", "if", "fi", "esac", "exit", "echo", "git", "gh", "export"}
+    assert 'git fetch --quiet "${DIR}/update.bundle" HEAD' in script["run"]
+
+
+def test_the_report_names_no_branch_but_one_of_the_updates_own(github: Path) -> None:
+    # The report is written by the release's code: a name like `main` must not reach git push.
+    script = template_update_jobs(github)["publish"]["steps"][-1]["run"]
+    check = script.index('[[ "$version" =~ ^[0-9][0-9A-Za-z.+-]*$ ]] || {')
+    assert check < script.index('branch="template-update/v${version}"') < script.index("git push")
+
+
+def test_an_update_that_changes_a_workflow_is_pushed_with_the_token_secret_or_told_in_an_issue(
+    github: Path,
+) -> None:
+    # GitHub refuses the job's own token any push that changes .github/workflows/.
+    script = template_update_jobs(github)["publish"]["steps"][-1]
+    assert script["env"]["PUSH_TOKEN"] == "${{ secrets.TEMPLATE_UPDATE_TOKEN }}"
+    run = script["run"]
+    changed = run.index("git diff --name-only HEAD FETCH_HEAD -- .github/workflows")
+    pushed = run.index('if [ -z "$files" ] || [ -n "$PUSH_TOKEN" ]; then')
+    assert changed < pushed < run.index('export GH_TOKEN="${PUSH_TOKEN:-$GH_TOKEN}"')
+    told = run.index('title="cuda-template ${version} changes workflows: take it by hand"')
+    assert 'TEMPLATE_UPDATE_TOKEN (README, "Template updates")' in run[told:]
+    readme = " ".join((github / "README.md").read_text("utf-8").split())
+    section = readme.split("## Template updates", 1)[1].split("## ", 1)[0]
+    assert "`TEMPLATE_UPDATE_TOKEN`" in section
+    assert "Contents, Pull requests and Workflows: read and write" in section
 
 
 def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:
