@@ -200,6 +200,15 @@ def test_an_update_that_changes_a_workflow_is_pushed_with_the_token_secret_or_to
     assert "Contents, Pull requests and Workflows: read and write" in section
 
 
+def test_the_template_updates_scripts_pass_shellcheck(github: Path, tmp_path: Path) -> None:
+    # Warnings and errors: the backquotes in the messages' single quotes are meant (SC2016).
+    for name, job in template_update_jobs(github).items():
+        for number, step in enumerate(s for s in job["steps"] if "run" in s):
+            script = tmp_path / f"{name}-{number}.sh"
+            script.write_text(step["run"], "utf-8")
+            run([tool("shellcheck"), "--shell=bash", "--severity=warning", str(script)], github)
+
+
 def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:
     ci = yaml.safe_load((github / ".github/workflows/ci.yml").read_text("utf-8"))
     sessions = set(ci["jobs"]["checks"]["strategy"]["matrix"]["session"])
