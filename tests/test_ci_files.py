@@ -171,7 +171,7 @@ def test_the_job_that_writes_runs_none_of_the_updates_code(github: Path) -> None
         for line in lines
         if line and not line.startswith("#") and not re.match(r"\w+=|[\w*|]+\)", line)
     }
-    assert commands == {"[[", "case", "if", "fi", "esac", "exit", "echo", "git", "gh", "export"}
+    assert commands <= {"[[", "case", "if", "fi", "esac", "exit", "echo", "git", "gh", "export"}
     assert 'git fetch --quiet "${DIR}/update.bundle" HEAD' in script["run"]
 
 
