@@ -146,8 +146,9 @@ def test_every_session_ci_runs_is_in_the_noxfile() -> None:
             assert f"def {session}(session" in noxfile
 
 
-def test_ci_installs_every_python_a_render_may_be_tested_on() -> None:
-    installed = set(load(CI)["env"]["PYTHONS"].split())
+@pytest.mark.parametrize("workflow", [CI, GPU], ids=["ci", "gpu"])
+def test_ci_installs_every_python_a_render_may_be_tested_on(workflow: Path) -> None:
+    installed = set(load(workflow)["env"]["PYTHONS"].split())
     nox_python = re.search(
         r'^PYTHON = "([\d.]+)"$', (REPO_ROOT / "noxfile.py").read_text("utf-8"), re.M
     )
