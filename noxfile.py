@@ -65,6 +65,14 @@ def tests_full(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def tests_gpu(session: nox.Session) -> None:
+    """On an NVIDIA GPU: render `-- defaults` or `-- all-options`, run its tests_gpu and bench."""
+    # CUDA_MAJOR picks the major; .github/workflows/gpu.yml runs one job per major and render.
+    session.install("--group", "test")
+    session.run("python", "tools/gpu_renders.py", "run", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """Ruff and mypy --strict on this repository's Python, a default and an all-options render."""
     session.install("--group", "lint")

@@ -115,7 +115,7 @@ def test_every_action_is_pinned_by_commit(github: Path) -> None:
 WRITE_PERMISSIONS = {
     ("release.yml", "publish"): {"id-token": "write", "attestations": "write"},
     # pushes the update's branch, opens its pull request, or an issue naming the conflicts
-    ("template-update.yml", "update"): {
+    ("template-update.yml", "publish"): {
         "contents": "write",
         "pull-requests": "write",
         "issues": "write",
@@ -130,6 +130,83 @@ def test_workflows_grant_no_default_permissions(github: Path) -> None:
         for name, job in data["jobs"].items():
             allowed = WRITE_PERMISSIONS.get((workflow.name, name), {"contents": "read"})
             assert job["permissions"] == allowed, f"{workflow.name}: {name}"
+
+
+def template_update_jobs(project: Path) -> dict[str, Any]:
+    path = project / ".github/workflows/template-update.yml"
+    jobs: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))["jobs"]
+    return jobs
+
+
+def test_the_template_update_and_its_checks_run_with_read_access_alone(github: Path) -> None:
+    # They run the new release's noxfile and tests: nothing they do may write to the repository.
+    update = template_update_jobs(github)["update"]
+    assert update["permissions"] == {"contents": "read"}
+    scripts = "\n".join(step.get("run", "") for step in update["steps"])
+    assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in scripts
+    assert f"uvx nox@{PINS['tools']['nox']} -s lint" in scripts
+
+
+def test_the_template_updates_checks_install_the_versions_uv_lock_pins(github: Path) -> None:
+    (checks,) = [
+        s for s in template_update_jobs(github)["update"]["steps"] if s.get("id") == "checks"
+    ]
+    export = checks["run"].index("uv export --frozen")
+    assert export < checks["run"].index("export LOCK_CONSTRAINTS=") < checks["run"].index("uvx nox")
+
+
+def test_the_job_that_writes_runs_none_of_the_updates_code(github: Path) -> None:
+    publish = template_update_jobs(github)["publish"]
+    assert publish["needs"] == "update"
+    checkout, download, script = publish["steps"]
+    # main's own files, never the update's branch, and no token left in .git for a later step
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"] == {"persist-credentials": False}
+    assert download["uses"].startswith("actions/download-artifact@")
+    # The update arrives as data (a git bundle and a JSON report): the script runs git, gh and
+    # jq, and nothing the update could have changed.
+    lines = [line.strip() for line in script["run"].replace("\\\n", " ").splitlines()]
+    commands = {
+        line.split()[0]
+        for line in lines
+        if line and not line.startswith("#") and not re.match(r"\w+=|[\w*|]+\)", line)
+    }
+    assert commands <= {"[[", "case", "if", "fi", "esac", "exit", "echo", "git", "gh", "export"}
+    assert 'git fetch --quiet "${DIR}/update.bundle" HEAD' in script["run"]
+
+
+def test_the_report_names_no_branch_but_one_of_the_updates_own(github: Path) -> None:
+    # The report is written by the release's code: a name like `main` must not reach git push.
+    script = template_update_jobs(github)["publish"]["steps"][-1]["run"]
+    check = script.index('[[ "$version" =~ ^[0-9][0-9A-Za-z.+-]*$ ]] || {')
+    assert check < script.index('branch="template-update/v${version}"') < script.index("git push")
+
+
+def test_an_update_that_changes_a_workflow_is_pushed_with_the_token_secret_or_told_in_an_issue(
+    github: Path,
+) -> None:
+    # GitHub refuses the job's own token any push that changes .github/workflows/.
+    script = template_update_jobs(github)["publish"]["steps"][-1]
+    assert script["env"]["PUSH_TOKEN"] == "${{ secrets.TEMPLATE_UPDATE_TOKEN }}"
+    run = script["run"]
+    changed = run.index("git diff --name-only HEAD FETCH_HEAD -- .github/workflows")
+    pushed = run.index('if [ -z "$files" ] || [ -n "$PUSH_TOKEN" ]; then')
+    assert changed < pushed < run.index('export GH_TOKEN="${PUSH_TOKEN:-$GH_TOKEN}"')
+    told = run.index('title="cuda-template ${version} changes workflows: take it by hand"')
+    assert 'TEMPLATE_UPDATE_TOKEN (README, "Template updates")' in run[told:]
+    readme = " ".join((github / "README.md").read_text("utf-8").split())
+    section = readme.split("## Template updates", 1)[1].split("## ", 1)[0]
+    assert "`TEMPLATE_UPDATE_TOKEN`" in section
+    assert "Contents, Pull requests and Workflows: read and write" in section
+
+
+def test_the_template_updates_scripts_pass_shellcheck(github: Path, tmp_path: Path) -> None:
+    # Warnings and errors: the backquotes in the messages' single quotes are meant (SC2016).
+    for name, job in template_update_jobs(github).items():
+        for number, step in enumerate(s for s in job["steps"] if "run" in s):
+            script = tmp_path / f"{name}-{number}.sh"
+            script.write_text(step["run"], "utf-8")
+            run([tool("shellcheck"), "--shell=bash", "--severity=warning", str(script)], github)
 
 
 def test_ci_runs_the_nox_sessions_the_noxfile_defines(github: Path) -> None:
@@ -212,24 +289,77 @@ def test_gpu_workflow_is_opt_in_and_requires_the_gpu(github: Path) -> None:
 def test_gitlab_gpu_job_is_opt_in_on_a_tagged_runner(gitlab: Path) -> None:
     job = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]
     assert job["tags"] == ["$GPU_RUNNER_TAG"]
-    assert job["rules"][0] == {
-        "if": '$GPU_RUNNER_TAG == null || $GPU_RUNNER_TAG == ""',
-        "when": "never",
-    }
     assert job["variables"]["REQUIRE_GPU"] == "1"
+    # Without the tag, no pipeline of any kind runs it.
+    for source in ("push", "schedule", "web", "merge_request_event"):
+        assert "tests_gpu" not in gitlab_jobs(gitlab, CI_PIPELINE_SOURCE=source)
+
+
+def _gitlab_rule_holds(expression: str, variables: dict[str, str]) -> bool:
+    """A rule's `if`, as GitLab reads the forms .gitlab-ci.yml uses: `&&` before `||`, each
+    side a variable alone, or compared with `==`/`!=` to a string, `null` or a variable, or
+    matched with `=~` to a /regex/. An unset variable is null."""
+
+    def atom(text: str) -> bool:
+        found = re.fullmatch(r"\$(\w+)(?:\s*(==|!=|=~)\s*(.+))?", text.strip())
+        assert found, f"a form this reader does not know: {text!r}"
+        name, op, right = found.groups()
+        left = variables.get(name)
+        if op is None:
+            return bool(left)
+        if op == "=~":
+            return left is not None and re.search(right.strip("/"), left) is not None
+        value = None if right == "null" else variables.get(right[1:]) if right[0] == "$" else right
+        return (left == (value.strip('"') if value else value)) == (op == "==")
+
+    return any(all(map(atom, part.split("&&"))) for part in expression.split("||"))
+
+
+def gitlab_jobs(project: Path, **variables: str) -> set[str]:
+    """The jobs a pipeline with these variables runs: each job's first rule that holds."""
+    config = yaml.safe_load((project / ".gitlab-ci.yml").read_text("utf-8"))
+    ran: set[str] = set()
+    for name, job in config.items():
+        if name in {"workflow", "default", "variables"} or name.startswith("."):
+            continue
+        rules = job.get("rules", config.get(job.get("extends", ""), {}).get("rules", []))
+        decided = next(
+            (r for r in rules if "if" not in r or _gitlab_rule_holds(r["if"], variables)), None
+        )
+        if (decided is not None or not rules) and (decided or {}).get("when") != "never":
+            ran.add(name)
+    return ran
+
+
+def test_gitlabs_template_update_schedule_runs_its_job_alone(gitlab: Path) -> None:
+    # Its schedule exists to open an update; the GPU jobs and the checks are the other
+    # schedule's, and would otherwise bill a GPU runner every week twice.
+    update = {"CI_PIPELINE_SOURCE": "schedule", "TEMPLATE_UPDATE": "1", "GPU_RUNNER_TAG": "gpu"}
+    assert gitlab_jobs(gitlab, **update) == {"template_update"}
+
+
+def test_gitlabs_other_schedule_runs_the_checks_and_the_gpu_job_not_the_update(
+    gitlab: Path,
+) -> None:
+    ran = gitlab_jobs(gitlab, CI_PIPELINE_SOURCE="schedule", GPU_RUNNER_TAG="gpu")
+    assert {"lint", "tests", "tests_gpu", "build"} <= ran
+    assert not {"template_update", "publish"} & ran
 
 
 def test_gitlab_gpu_job_runs_a_merge_request_only_with_the_label_and_never_from_a_fork(
     gitlab: Path,
 ) -> None:
-    rules = yaml.safe_load((gitlab / ".gitlab-ci.yml").read_text("utf-8"))["tests_gpu"]["rules"]
-    assert rules[1:] == [
-        {"if": '$CI_PIPELINE_SOURCE != "merge_request_event"'},
-        {
-            "if": "$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH == $CI_PROJECT_PATH"
-            " && $CI_MERGE_REQUEST_LABELS =~ /(^|,)gpu-ci(,|$)/"
-        },
-    ]
+    request = {"CI_PIPELINE_SOURCE": "merge_request_event", "GPU_RUNNER_TAG": "gpu"}
+    ours = {"CI_PROJECT_PATH": "org/p", "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH": "org/p"}
+    fork = {**ours, "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH": "someone/p"}
+    for labels, source, runs in [
+        ("bug,gpu-ci", ours, True),
+        ("gpu-ci", fork, False),
+        ("bug,gpu-cix", ours, False),
+        ("", ours, False),
+    ]:
+        ran = gitlab_jobs(gitlab, **request, **source, CI_MERGE_REQUEST_LABELS=labels)
+        assert ("tests_gpu" in ran) is runs, (labels, source)
 
 
 def test_gitlab_gpu_job_runs_the_gpu_sessions_with_its_majors_extra_and_keeps_the_figures(
@@ -243,17 +373,20 @@ def test_gitlab_gpu_job_runs_the_gpu_sessions_with_its_majors_extra_and_keeps_th
     assert job["artifacts"]["paths"] == ["bench-cuda*.txt"]
 
 
-def test_hosted_gpu_job_runs_by_hand_weekly_and_on_labelled_pull_requests(hosted: Path) -> None:
+def test_hosted_gpu_job_runs_by_hand_weekly_and_when_a_label_is_added(hosted: Path) -> None:
     workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
     assert set(workflow[True]) == {"workflow_dispatch", "schedule", "pull_request"}
-    assert "labeled" in workflow[True]["pull_request"]["types"]
-    assert "push" not in workflow[True]  # a merge does not bill a run
+    # Neither a push to a labelled pull request nor a merge bills a run.
+    assert workflow[True]["pull_request"]["types"] == ["labeled"]
 
 
-def test_hosted_gpu_job_never_runs_for_a_fork_or_an_unlabelled_pull_request(hosted: Path) -> None:
+def test_hosted_gpu_job_runs_on_a_pull_request_only_as_gpu_ci_itself_is_added(
+    hosted: Path,
+) -> None:
     condition = " ".join(gpu_job(hosted)["if"].split())
     assert condition.startswith("${{ vars.GPU_RUNNER_LABEL != '' && !github.event.repository.fork")
-    assert "contains(github.event.pull_request.labels.*.name, 'gpu-ci')" in condition
+    assert "github.event.label.name == 'gpu-ci'" in condition
+    assert "labels.*.name" not in condition  # carrying the label is not adding it
     assert "github.event.pull_request.head.repo.full_name == github.repository" in condition
 
 
@@ -264,12 +397,21 @@ def test_hosted_gpu_job_is_capped_in_time_and_cancels_superseded_runs(hosted: Pa
     assert "github.event.pull_request.number" in workflow["concurrency"]["group"]
 
 
+def test_another_labels_run_cancels_no_gpu_run(hosted: Path) -> None:
+    # Concurrency is the workflow's: a run whose job is skipped would still cancel a running pair
+    # in the same group, so each label's runs have a group of their own.
+    workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
+    assert workflow["concurrency"]["group"].endswith("-${{ github.event.label.name }}")
+
+
 def test_readme_states_the_hosted_jobs_time_cap_and_its_cost(hosted: Path) -> None:
     minutes = gpu_job(hosted)["timeout-minutes"]
     majors = len(gpu_job(hosted)["strategy"]["matrix"]["cuda"])
     readme = " ".join((hosted / "README.md").read_text("utf-8").split())
     assert f"Each job stops after {minutes} minutes" in readme
     assert f"costs at most ${minutes * 0.05 * majors:.2f} ({majors} jobs)" in readme
+    # The workflow runs on a pull request only as the label is added: the README says so.
+    assert "to test its new commits, remove `gpu-ci` and add it again" in readme
 
 
 def run_steps(job: dict[str, Any]) -> list[str]:
@@ -296,6 +438,12 @@ def test_hosted_gpu_job_uploads_the_benchmark_figures_of_each_major(hosted: Path
     assert upload["with"]["path"] == "bench-cuda*.txt"
 
 
+def test_hosted_gpu_job_uploads_figures_only_where_the_benchmarks_wrote_them(hosted: Path) -> None:
+    # A failed tests_gpu skips the benchmarks: the upload must not fail a second step.
+    (upload,) = [s for s in gpu_job(hosted)["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert upload["if"] == "${{ !cancelled() && hashFiles('bench-cuda*.txt') != '' }}"
+
+
 class Recorder:
     """Stands in for nox's session: what a session would install and run, and with what."""
 
@@ -315,6 +463,16 @@ class Recorder:
     def warn(self, message: str) -> None:
         self.calls.append(("warn", message))
 
+    def skip(self, message: str) -> None:
+        raise Skipped(message)
+
+    def error(self, message: str) -> None:
+        raise AssertionError(f"session.error: {message}")
+
+
+class Skipped(Exception):
+    """What nox's ``session.skip`` raises, in the Recorder."""
+
 
 def rendered_noxfile(project: Path) -> Any:
     spec = importlib.util.spec_from_file_location(f"noxfile_{project.name}", project / "noxfile.py")
@@ -326,13 +484,19 @@ def rendered_noxfile(project: Path) -> Any:
     return noxfile
 
 
+@pytest.fixture(scope="module")
+def hosted_noxfile(hosted: Path) -> Any:
+    """The hosted render's noxfile, loaded once: nox refuses a session registered twice."""
+    return rendered_noxfile(hosted)
+
+
 def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_tests(
-    hosted: Path, monkeypatch: pytest.MonkeyPatch
+    hosted: Path, hosted_noxfile: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     job = gpu_job(hosted)
     assert job["strategy"]["matrix"]["cuda"] == sorted(MATRIX["majors"])
     assert job["env"] == {"REQUIRE_GPU": "1", "CUDA_MAJOR": "${{ matrix.cuda }}"}
-    noxfile = rendered_noxfile(hosted)
+    noxfile = hosted_noxfile
     monkeypatch.chdir(hosted)
     for major in job["strategy"]["matrix"]["cuda"]:
         monkeypatch.setenv("CUDA_MAJOR", major)  # what the job's env sets for this major
@@ -345,6 +509,48 @@ def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_test
         ]
         assert [call[:2] for call in tests.calls[2:]] == [("run", "pytest")] * 2
         assert bench.calls[0] == ("install", f".[cuda{major}]")
+
+
+@pytest.mark.parametrize("major", sorted(MATRIX["majors"]))
+def test_a_gpu_leg_whose_driver_is_too_old_for_its_major_is_skipped_with_a_notice(
+    hosted: Path,
+    hosted_noxfile: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    major: str,
+) -> None:
+    # One runner serves every major's leg: a driver below one major's floor is the runner's age,
+    # not a failure of the project, and must not turn the weekly run red.
+    floor = MATRIX["majors"][major]["min_driver_linux"]
+    older = (int(floor.split(".")[0]) - 1, 0)
+    noxfile = hosted_noxfile
+    # what nvidia-smi would report on such a runner (the real query needs a GPU)
+    monkeypatch.setattr(noxfile, "_driver_version", lambda: older)
+    monkeypatch.chdir(hosted)
+    monkeypatch.setenv("CUDA_MAJOR", major)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    for session in (noxfile.tests_gpu, noxfile.bench):
+        recorder = Recorder()
+        with pytest.raises(Skipped, match=rf"CUDA {major} needs driver >= {floor}; this host has"):
+            session(recorder)
+        assert [call for call in recorder.calls if call[0] == "install"] == []
+        notice = capsys.readouterr().out
+        assert notice.startswith(f"::notice title=CUDA {major} skipped::CUDA {major} needs driver")
+
+
+def test_a_gpu_leg_whose_driver_is_new_enough_runs(
+    hosted: Path, hosted_noxfile: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    newest = max(MATRIX["majors"], key=int)
+    floor = tuple(map(int, MATRIX["majors"][newest]["min_driver_linux"].split(".")))
+    noxfile = hosted_noxfile
+    monkeypatch.setattr(noxfile, "_driver_version", lambda: floor)  # exactly the newest floor
+    monkeypatch.chdir(hosted)
+    for major in sorted(MATRIX["majors"]):
+        monkeypatch.setenv("CUDA_MAJOR", major)
+        recorder = Recorder()
+        noxfile.tests_gpu(recorder)
+        assert recorder.calls[0] == ("install", f".[cuda{major}]", "--group", "test")
 
 
 def test_a_project_from_before_the_question_keeps_its_self_hosted_job_on_update(

@@ -4,18 +4,23 @@ pinned to the same actions as rendered projects, and running the sessions the no
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+import gpu_renders
 import pytest
 import yaml
 from conftest import RENDER_MATRIX, REPO_ROOT, run, tool
+from lint_renders import answer_sets
 from template_data import load_computed, python_support
 
 GITHUB = REPO_ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
 CI = GITHUB / "workflows" / "ci.yml"
+GPU = GITHUB / "workflows" / "gpu.yml"
 PINS = load_computed("pins")
 
 
@@ -80,8 +85,12 @@ def test_every_checkout_drops_its_credentials() -> None:
 
 
 def test_workflows_cancel_superseded_runs_by_group() -> None:
-    for workflow in map(load, WORKFLOWS):
-        assert workflow["concurrency"]["group"] == "${{ github.workflow }}-${{ github.ref }}"
+    assert load(CI)["concurrency"]["group"] == "${{ github.workflow }}-${{ github.ref }}"
+    group = "${{ github.workflow }}-${{ github.event.pull_request.number || github.ref }}"
+    # The label in the GPU workflow's group: another label's run (its jobs skipped) would
+    # otherwise cancel a running GPU run of the same pull request.
+    assert load(GPU)["concurrency"]["group"] == group + "-${{ github.event.label.name }}"
+    assert load(GPU)["concurrency"]["cancel-in-progress"] is True
 
 
 def test_ci_runs_on_pull_requests_main_a_weekly_schedule_and_by_hand() -> None:
@@ -137,8 +146,9 @@ def test_every_session_ci_runs_is_in_the_noxfile() -> None:
             assert f"def {session}(session" in noxfile
 
 
-def test_ci_installs_every_python_a_render_may_be_tested_on() -> None:
-    installed = set(load(CI)["env"]["PYTHONS"].split())
+@pytest.mark.parametrize("workflow", [CI, GPU], ids=["ci", "gpu"])
+def test_ci_installs_every_python_a_render_may_be_tested_on(workflow: Path) -> None:
+    installed = set(load(workflow)["env"]["PYTHONS"].split())
     nox_python = re.search(
         r'^PYTHON = "([\d.]+)"$', (REPO_ROOT / "noxfile.py").read_text("utf-8"), re.M
     )
@@ -160,6 +170,80 @@ def test_dependabot_updates_actions_and_python_tools_after_a_cooldown() -> None:
     updates = load(GITHUB / "dependabot.yml")["updates"]
     assert {u["package-ecosystem"] for u in updates} == {"github-actions", "pip"}
     assert all(u["cooldown"]["default-days"] >= 7 for u in updates)
+
+
+# --- the template's own GPU job (.github/workflows/gpu.yml, tools/gpu_renders.py) ---------------
+
+
+def test_the_gpu_workflow_runs_by_hand_weekly_and_when_gpu_ci_is_added() -> None:
+    on = triggers(load(GPU))
+    assert set(on) == {"workflow_dispatch", "schedule", "pull_request"}
+    assert on["pull_request"] == {"types": ["labeled"]}  # no push to a pull request bills a run
+    (cron,) = (entry["cron"] for entry in on["schedule"])
+    assert re.fullmatch(r"\d+ \d+ \* \* [0-6]", cron), f"{cron} is not weekly"
+
+
+def test_the_gpu_workflow_is_off_until_a_runner_is_named_and_never_runs_for_a_fork() -> None:
+    jobs = load(GPU)["jobs"]
+    condition = " ".join(jobs["majors"]["if"].split())
+    assert condition.startswith("${{ vars.GPU_RUNNER_LABEL != '' && !github.event.repository.fork")
+    # On a pull request: only as the label itself is added, from a branch of this repository.
+    assert "github.event.label.name == 'gpu-ci'" in condition
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in condition
+    # The GPU legs need the first job, so they are skipped with it.
+    assert jobs["tests_gpu"]["needs"] == "majors"
+    assert "if" not in jobs["tests_gpu"]
+    assert jobs["tests_gpu"]["runs-on"] == "${{ vars.GPU_RUNNER_LABEL }}"
+    assert all(job["timeout-minutes"] <= 60 for job in jobs.values())
+
+
+def test_the_gpu_legs_are_every_major_of_the_matrix_and_every_render_lint_checks() -> None:
+    jobs = load(GPU)["jobs"]
+    (read,) = [step for step in jobs["majors"]["steps"] if step.get("id") == "read"]
+    assert "python tools/gpu_renders.py majors" in read["run"]
+    out = run([sys.executable, "tools/gpu_renders.py", "majors"], cwd=REPO_ROOT)
+    assert json.loads(out) == sorted(load_computed("cuda_matrix")["majors"], key=int)
+    assert jobs["majors"]["outputs"]["cuda"] == "${{ steps.read.outputs.cuda }}"
+    matrix = jobs["tests_gpu"]["strategy"]["matrix"]
+    assert matrix["cuda"] == "${{ fromJSON(needs.majors.outputs.cuda) }}"
+    assert matrix["project"] == list(answer_sets())
+    assert jobs["tests_gpu"]["env"] == {"CUDA_MAJOR": "${{ matrix.cuda }}"}
+
+
+def test_the_gpu_job_keeps_the_figures_only_where_the_benchmarks_wrote_them() -> None:
+    steps = load(GPU)["jobs"]["tests_gpu"]["steps"]
+    (session,) = [step for step in steps if "uvx nox -s" in step.get("run", "")]
+    assert session["run"] == 'uvx nox -s tests_gpu -- "${MATRIX_PROJECT}"'
+    (upload,) = [step for step in steps if "upload-artifact" in step.get("uses", "")]
+    assert upload["if"] == "${{ !cancelled() && hashFiles('build/gpu/bench-*.txt') != '' }}"
+    assert upload["with"]["path"] == "build/gpu/bench-*.txt"
+    assert gpu_renders.OUT == REPO_ROOT / "build" / "gpu"
+
+
+def test_the_gpu_session_names_the_majors_and_the_renders_it_takes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("CUDA_MAJOR", raising=False)
+    with pytest.raises(SystemExit, match="set CUDA_MAJOR to one of the matrix's majors: 12, 13"):
+        gpu_renders.run("defaults", tmp_path)
+    monkeypatch.setenv("CUDA_MAJOR", "12")
+    with pytest.raises(SystemExit, match="'nope' is not an answer set: give one of defaults, all"):
+        gpu_renders.run("nope", tmp_path)
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
+    assert gpu_renders.main([]) == 2
+
+
+@pytest.mark.slow
+def test_the_gpu_session_runs_the_renders_own_tests_gpu_which_needs_a_gpu(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # No GPU here: the render's tests_gpu stops at its first check, REQUIRE_GPU=1 making the
+    # missing GPU a failure. What it runs past that point needs a GPU (the hosted job).
+    monkeypatch.setenv("CUDA_MAJOR", sorted(load_computed("cuda_matrix")["majors"])[0])
+    assert gpu_renders.run("defaults", tmp_path) != 0
+    assert "tests_gpu needs an NVIDIA GPU" in capfd.readouterr().err
+    assert (tmp_path / "defaults" / ".copier-answers.yml").is_file()
+    assert list(tmp_path.glob("bench-*.txt")) == []  # no figures without the tests
 
 
 def test_the_ci_entry_point_stops_at_the_first_failure_and_runs_lint_then_tests() -> None:

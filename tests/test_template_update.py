@@ -109,10 +109,14 @@ def test_the_workflow_runs_the_session_and_reads_its_report(project: Path) -> No
     path = project / ".github/workflows/template-update.yml"
     workflow = yaml.safe_load(path.read_text("utf-8"))
     steps = workflow["jobs"]["update"]["steps"]
-    update = next(step for step in steps if step.get("id") == "update")
+    (update,) = [step for step in steps if "-s template_update" in step.get("run", "")]
     assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in update["run"]
-    report = update["env"]["TEMPLATE_UPDATE_REPORT"]
-    assert steps[-1]["env"]["REPORT"] == report
+    # The report travels to the publish job, which reads it from the artifact.
+    (upload,) = [step for step in steps if "upload-artifact" in step.get("uses", "")]
+    assert update["env"]["TEMPLATE_UPDATE_REPORT"] in upload["with"]["path"].splitlines()
+    publish = workflow["jobs"]["publish"]["steps"][-1]
+    assert 'report="${DIR}/report.json"' in publish["run"]
+    assert publish["env"]["DIR"] == "${{ runner.temp }}/template-update"
     assert set(workflow[True]) == {"schedule", "workflow_dispatch"}  # YAML 1.1 reads `on` as true
     run(
         [tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(path)],
