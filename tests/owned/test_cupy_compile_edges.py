@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-import cupy_compile
 import pytest
 
+import cupy_compile
 
 if TYPE_CHECKING:
     from types import ModuleType
