@@ -18,10 +18,10 @@ from conftest import (
     Built,
     Render,
     build_and_install,
-    load_computed,
     run,
     run_pytest_of,
 )
+from template_data import load_computed
 from test_guide import guide_files
 
 pytestmark = pytest.mark.slow
