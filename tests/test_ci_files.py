@@ -23,6 +23,7 @@ from conftest import (
     copy_template,
     git,
     run,
+    snapshot_working_tree,
     tool,
     update_project,
 )
@@ -270,6 +271,34 @@ def test_readme_states_the_hosted_jobs_time_cap_and_its_cost(hosted: Path) -> No
     readme = " ".join((hosted / "README.md").read_text("utf-8").split())
     assert f"Each job stops after {minutes} minutes" in readme
     assert f"costs at most ${minutes * 0.05 * majors:.2f} ({majors} jobs)" in readme
+
+
+def test_readme_describes_the_hosted_gpu_as_the_matrix_does(hosted: Path) -> None:
+    gpu = MATRIX["hosted_gpu"]
+    readme = " ".join((hosted / "README.md").read_text("utf-8").split())
+    facts = f"{gpu['name']}: {gpu['memory_gb']} GB, compute capability {gpu['compute_capability']}"
+    assert f"(one {facts}, which every major supports)" in readme
+
+
+def test_readme_names_the_majors_whose_oldest_gpu_is_newer_than_the_hosted_one(
+    tmp_path: Path,
+) -> None:
+    # A major that raises the GPU floor above the hosted runner's, as an older runner GPU shows.
+    template = snapshot_working_tree(tmp_path / "template")
+    matrix_file = template / "includes" / "cuda-matrix.yml"
+    data = yaml.safe_load(matrix_file.read_text("utf-8"))
+    data["cuda_matrix"]["default"]["hosted_gpu"]["compute_capability"] = "7.0"
+    matrix_file.write_text(yaml.safe_dump(data, sort_keys=False), "utf-8")
+    git("commit", "-q", "-am", "an older hosted GPU", cwd=template)
+    project = copy_template(template, tmp_path / "project", HOSTED, "HEAD")
+    readme = " ".join((project / "README.md").read_text("utf-8").split())
+    floors = {
+        m: tuple(map(int, e["min_compute_capability"].split(".")))
+        for m, e in MATRIX["majors"].items()
+    }
+    above = [m for m, floor in sorted(floors.items()) if floor > (7, 0)]
+    assert above  # CUDA 13's floor is 7.5
+    assert f"compute capability 7.0, below the oldest GPU of CUDA {' and '.join(above)}," in readme
 
 
 def run_steps(job: dict[str, Any]) -> list[str]:
