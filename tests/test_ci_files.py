@@ -23,6 +23,7 @@ from conftest import (
     copy_template,
     git,
     run,
+    snapshot_working_tree,
     tool,
     update_project,
 )
@@ -414,6 +415,34 @@ def test_readme_states_the_hosted_jobs_time_cap_and_its_cost(hosted: Path) -> No
     assert "to test its new commits, remove `gpu-ci` and add it again" in readme
 
 
+def test_readme_describes_the_hosted_gpu_as_the_matrix_does(hosted: Path) -> None:
+    gpu = MATRIX["hosted_gpu"]
+    readme = " ".join((hosted / "README.md").read_text("utf-8").split())
+    facts = f"{gpu['name']}: {gpu['memory_gb']} GB, compute capability {gpu['compute_capability']}"
+    assert f"(one {facts}, which every major supports)" in readme
+
+
+def test_readme_names_the_majors_whose_oldest_gpu_is_newer_than_the_hosted_one(
+    tmp_path: Path,
+) -> None:
+    # A major that raises the GPU floor above the hosted runner's, as an older runner GPU shows.
+    template = snapshot_working_tree(tmp_path / "template")
+    matrix_file = template / "includes" / "cuda-matrix.yml"
+    data = yaml.safe_load(matrix_file.read_text("utf-8"))
+    data["cuda_matrix"]["default"]["hosted_gpu"]["compute_capability"] = "7.0"
+    matrix_file.write_text(yaml.safe_dump(data, sort_keys=False), "utf-8")
+    git("commit", "-q", "-am", "an older hosted GPU", cwd=template)
+    project = copy_template(template, tmp_path / "project", HOSTED, "HEAD")
+    readme = " ".join((project / "README.md").read_text("utf-8").split())
+    floors = {
+        m: tuple(map(int, e["min_compute_capability"].split(".")))
+        for m, e in MATRIX["majors"].items()
+    }
+    above = [m for m, floor in sorted(floors.items()) if floor > (7, 0)]
+    assert above  # CUDA 13's floor is 7.5
+    assert f"compute capability 7.0, below the oldest GPU of CUDA {' and '.join(above)}," in readme
+
+
 def run_steps(job: dict[str, Any]) -> list[str]:
     """Each step's commands, continuation lines joined and whitespace collapsed."""
     texts = [step["run"].replace("\\\n", " ") for step in job["steps"] if "run" in step]
@@ -611,7 +640,7 @@ def test_dockerignore_keeps_the_build_context_small(render: Render) -> None:
 
 # --- what the hosted runner's Tesla T4 needs, checked without one ---------------------------------
 
-T4 = 75  # compute capability 7.5, as nvcc numbers it
+T4 = int(MATRIX["hosted_gpu"]["compute_capability"].replace(".", ""))  # 75, as nvcc numbers it
 PACKAGE_TEMPLATE = REPO_ROOT / "template" / "src" / "{{ package_name }}"
 
 

@@ -295,6 +295,30 @@ def test_a_major_added_to_the_matrix_alone_joins_a_new_project(
     assert rendered_facts(project)["CUDA_MAJORS"] == (*sorted(REAL_MAJORS), major)
 
 
+def test_a_major_added_to_the_matrix_reads_as_a_list_in_the_docs(
+    next_major_render: tuple[int, dict[str, Any], Path],
+) -> None:
+    major, _, project = next_major_render
+    listed = ", ".join(map(str, sorted(REAL_MAJORS))) + f" and {major}"  # "12, 13 and 14"
+    assert f"serves **CUDA {listed}**," in (project / "docs" / "gpu.md").read_text("utf-8")
+    troubleshooting = (project / "docs" / "troubleshooting.md").read_text("utf-8")
+    assert f"serves CUDA {listed}, one extra each" in troubleshooting
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [([], ""), ([12], "12"), ([12, 13], "12 and 13"), ([12, 13, 14], "12, 13 and 14")],
+)
+def test_a_list_in_prose_is_written_with_commas_and_one_and(
+    items: list[int], expected: str
+) -> None:
+    from jinja2 import Environment, FileSystemLoader
+
+    env = Environment(loader=FileSystemLoader(REPO_ROOT), autoescape=False)
+    template = env.from_string("{% from 'includes/prose.jinja' import listed %}{{ listed(items) }}")
+    assert template.render(items=items) == expected
+
+
 def test_a_major_added_to_the_matrix_alone_reaches_every_rendered_fact(
     next_major_render: tuple[int, dict[str, Any], Path],
 ) -> None:

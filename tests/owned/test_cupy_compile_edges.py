@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from {{ package_name }}.kernels import cupy_compile
+import cupy_compile
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -42,4 +42,4 @@ def test_something_other_than_a_cupy_kernel_is_refused(
     for kind in ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule"):
         monkeypatch.setattr(fake_gpu, kind, type(kind, (), {}), raising=False)
     with pytest.raises(TypeError, match=r"takes a cupy\.ElementwiseKernel, ReductionKernel"):
-        cupy_compile.kernel_source(len)
+        cupy_compile.nvrtc_errors(len)
