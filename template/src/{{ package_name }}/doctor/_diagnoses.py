@@ -362,6 +362,32 @@ class DetectionError(Check):
         )
 
 
+class GPULibraryFails(Check):
+    """CuPy installed, and the package computes on NumPy because CuPy failed, not by choice."""
+
+    code = "gpu-library-fails"
+    severity = "error"
+    why = (
+        "the package computes on NumPy on a host meant for the GPU, so GPU code runs slowly on "
+        "the CPU with no error; the Decision line is CuPy's own failure"
+    )
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        decision, driver = facts.decision, facts.driver
+        if decision.backend != "numpy" or not decision.library_decided:
+            return None
+        # A driver that lists no GPU is no-gpu's case: CuPy cannot be faulted for finding none.
+        if not cupy_distributions(facts.packages) or (driver.present and not driver.gpus):
+            return None
+        return cls.found(
+            f"CuPy is installed but the package computes on NumPy: {decision.reason}",
+            "do what the reason and the other findings advise; a CuPy that does not import is "
+            f"a broken or half-finished install: {_install_hint(_served_major_for(facts))} in a "
+            "fresh environment",
+        )
+
+
 # NVIDIA's CUDA targets for Numba: either replaces the deprecated built-in one.
 _NUMBA_CUDA_TARGETS = ("numba-cuda-mlir", "numba-cuda")
 
@@ -643,6 +669,12 @@ class CpuOnly(Check):
     def check(cls, facts: Facts) -> Finding | None:
         if facts.by_cuda_major():
             return None
+        if not (facts.driver.version or facts.driver.cuda_version):  # no major to advise
+            unknown = "the driver's version is unknown; " if facts.driver.present else ""
+            fits = [m for m in CUDA_MAJORS if _builds_for(m, _oldest_gpu(facts))] or CUDA_MAJORS
+            each = [f"{_install_hint(m)} (driver >= {MIN_DRIVER_BY_MAJOR[m]})" for m in fits]
+            fix = f"to use a GPU: {unknown}{_or_names(reversed(each))}"
+            return cls.found("no CUDA-linked package is installed", fix)
         major = _served_major_for(facts)
         too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
         upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""

@@ -1,5 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""Ask the NVIDIA driver for its version and GPUs: NVML, cuda.core, cuda.bindings, nvidia-smi.
+"""Ask the NVIDIA driver for its version and GPUs: NVML (nvidia-ml-py, cuda.core), nvidia-smi.
 
 Each source is tried only when the one before it is unavailable, and none raises: a failure is
 recorded as the reason the driver could not be read. docs/troubleshooting.md ("How the doctor
@@ -22,11 +22,11 @@ __all__ = ["query_driver", "sources"]
 
 
 def _cuda_version(encoded: int) -> str:
-    """Decode a CUDA version as NVML and the driver API give it: 1000 * major + 10 * minor."""
+    """Decode a CUDA version as NVML gives it: 1000 * major + 10 * minor."""
     return f"{encoded // 1000}.{encoded % 1000 // 10}"
 
 
-# NVML and the driver API count memory in bytes; the report shows MiB.
+# NVML counts memory in bytes; the report shows MiB.
 _MIB = 1024 * 1024
 # ">= <first> (CUDA <major>) or ...": what cuda.core.system needs to read NVML, every major of
 # the CUDA matrix (CUDA_CORE_NVML_BINDINGS), as the message below quotes it.
@@ -93,37 +93,13 @@ def _from_cuda_core() -> DriverInfo:
     )
 
 
-def _from_cuda_bindings() -> DriverInfo:
-    """The CUDA driver API: ``cuInit`` initialises CUDA here, so asked only with ``--probe``."""
-    from cuda.bindings import driver
-
-    (status,) = driver.cuInit(0)
-    if status != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuInit failed: {status.name} ({int(status)})")
-    status, version = driver.cuDriverGetVersion()
-    status, count = driver.cuDeviceGetCount()
-    gpus = []
-    for index in range(count):
-        _, device = driver.cuDeviceGet(index)
-        _, raw_name = driver.cuDeviceGetName(64, device)
-        _, total = driver.cuDeviceTotalMem(device)
-        attr = driver.CUdevice_attribute
-        _, major = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
-        )
-        _, minor = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
-        )
-        name = _text(raw_name).split("\x00", 1)[0]
-        gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(total) // _MIB))
-    # The driver API gives the CUDA version it supports, not the driver's own version number.
-    return DriverInfo(None, _cuda_version(int(version)), tuple(gpus), "cuda.bindings")
-
-
 def _smi_query(smi: str, fields: str) -> list[list[str]]:
     """Rows of ``nvidia-smi --query-gpu=FIELDS`` as lists of stripped strings."""
     out = run_tool(smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits")
-    return [[part.strip() for part in row.split(",")] for row in out.splitlines() if row.strip()]
+    # A warning (a corrupt infoROM, pending page retirements) may come first; every row asked
+    # for here starts with a number (a version, an index).
+    rows = (row for row in out.splitlines() if row[:1].isdigit())
+    return [[part.strip() for part in row.split(",")] for row in rows]
 
 
 def _number(text: str) -> int:
@@ -169,8 +145,17 @@ def _named(source: Callable[[], DriverInfo]) -> str:
 
 
 def _why(exc: Exception) -> str:
-    """``Type: message``: repr() of NVMLError_LibraryNotFound is only its number, str() says why."""
-    return f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+    """``Type: message``: repr() of NVMLError_LibraryNotFound is only its number, str() says why.
+
+    A tool's own words follow: nvidia-smi prints why it failed ("couldn't communicate with the
+    NVIDIA driver") on its standard output, which the exit status alone does not tell.
+    """
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+    if isinstance(exc, subprocess.CalledProcessError) and (
+        said := " ".join(f"{exc.stdout or ''} {exc.stderr or ''}".split())
+    ):
+        text += f" ({said})"
+    return text
 
 
 def sources(*, probe: bool = False) -> list[Callable[[], DriverInfo]]:
@@ -181,11 +166,11 @@ def sources(*, probe: bool = False) -> list[Callable[[], DriverInfo]]:
     it imports cuda.core and cuda.bindings, which the GPU module counts as "CUDA may be
     initialised" (a calling program's ``mp_context()`` would switch to spawn), and with older
     cuda-bindings (``CUDA_CORE_NVML_BINDINGS``) it counts devices through the CUDA runtime. So
-    it is asked only with ``probe``, as is cuda.bindings' driver API, whose ``cuInit``
-    initialises CUDA.
+    it is asked only with ``probe``. (CUDA's driver API is not asked: its ``cuInit`` starts CUDA,
+    and it tells no driver version.)
     """
     if probe:
-        return [_from_nvml, _from_cuda_core, _from_cuda_bindings, _from_nvidia_smi]
+        return [_from_nvml, _from_cuda_core, _from_nvidia_smi]
     return [_from_nvml, _from_nvidia_smi]
 
 

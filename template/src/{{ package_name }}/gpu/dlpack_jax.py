@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._arrays import is_gpu_array, loaded_cupy
+from ._arrays import get_xp, is_gpu_array, loaded_cupy
 
 if TYPE_CHECKING:
     import jax
@@ -68,11 +68,13 @@ def to_jax(a: Any) -> jax.Array:
 
 
 def from_jax(x: jax.Array) -> Any:
-    """A CuPy array for a JAX array on a GPU, a NumPy array for one on the CPU."""
-    if any(device.platform == "gpu" for device in x.devices()):
-        import cupy
+    """A CuPy array for a JAX array on a GPU, a NumPy array for one on the CPU.
 
-        return cupy.from_dlpack(x)
+    Where the package computes on NumPy (a project without CuPy, ``FORCE_CPU``, no usable GPU) a
+    JAX array on a GPU becomes a NumPy copy instead, an array the package's kernels take.
+    """
     # jax.Array's __dlpack__ signature is older than the protocol NumPy's stubs expect.
     shared: Any = x
-    return np.from_dlpack(shared)
+    if not any(device.platform == "gpu" for device in x.devices()):
+        return np.from_dlpack(shared)
+    return np.asarray(shared) if (xp := get_xp()) is np else xp.from_dlpack(shared)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import is_gpu_array
+from . import get_xp, is_gpu_array
 
 if TYPE_CHECKING:
     import torch
@@ -43,13 +43,13 @@ def to_torch(a: Any) -> torch.Tensor:
 
 
 def from_torch(t: torch.Tensor) -> Any:
-    """An array sharing ``t``'s memory: CuPy for a CUDA tensor, NumPy for a CPU tensor.
+    """An array sharing ``t``'s memory: NumPy for a CPU tensor, CuPy for a CUDA tensor.
 
-    Tensors that require gradients are detached first; the result does not track gradients.
+    Where the package computes on NumPy (a project without CuPy, ``FORCE_CPU``, no usable GPU) a
+    CUDA tensor becomes a NumPy copy instead, an array the package's kernels take. Tensors that
+    require gradients are detached first; the result does not track gradients.
     """
     t = t.detach()
-    if t.device.type == "cuda":
-        import cupy
-
-        return cupy.from_dlpack(t)
-    return np.from_dlpack(t)
+    if t.device.type != "cuda":
+        return np.from_dlpack(t)
+    return np.from_dlpack(t.cpu()) if (xp := get_xp()) is np else xp.from_dlpack(t)
