@@ -1,5 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""Ask the NVIDIA driver for its version and GPUs: NVML (nvidia-ml-py, cuda.core), nvidia-smi.
+"""Ask the NVIDIA driver for its version and GPUs: NVML through nvidia-ml-py, then nvidia-smi.
 
 Each source is tried only when the one before it is unavailable, and none raises: a failure is
 recorded as the reason the driver could not be read. docs/troubleshooting.md ("How the doctor
@@ -12,13 +12,13 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from ._environment import CUDA_CORE_NVML_BINDINGS, DriverInfo, GPUInfo
+from ._environment import DriverInfo, GPUInfo
 from ._tool import run_tool
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["query_driver", "sources"]
+__all__ = ["SOURCES", "query_driver"]
 
 
 def _cuda_version(encoded: int) -> str:
@@ -28,11 +28,6 @@ def _cuda_version(encoded: int) -> str:
 
 # NVML counts memory in bytes; the report shows MiB.
 _MIB = 1024 * 1024
-# ">= <first> (CUDA <major>) or ...": what cuda.core.system needs to read NVML, every major of
-# the CUDA matrix (CUDA_CORE_NVML_BINDINGS), as the message below quotes it.
-_NVML_BINDINGS = " or ".join(
-    f">= {version} (CUDA {major})" for major, version in CUDA_CORE_NVML_BINDINGS.items()
-)
 
 
 def _text(value: Any) -> str:
@@ -61,36 +56,6 @@ def _from_nvml() -> DriverInfo:
         )
     finally:
         pynvml.nvmlShutdown()
-
-
-def _kernel_driver_version(parts: tuple[int, ...]) -> str:
-    """The driver's version as NVIDIA prints it: ``(580, 65, 6)`` is 580.65.06."""
-    major, minor, *rest = parts
-    # The third number is always printed with two digits; a 2-tuple (WSL) has none.
-    return f"{major}.{minor}" + "".join(f".{patch:02d}" for patch in rest)
-
-
-def _from_cuda_core() -> DriverInfo:
-    """NVML through ``cuda.core.system``: a GPU library, so asked only with ``--probe``."""
-    from cuda.core import system
-
-    # With older cuda-bindings (CUDA_CORE_NVML_BINDINGS) cuda.core.system answers through the
-    # CUDA runtime instead of NVML, and counting devices there initialises CUDA in this process.
-    if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:
-        raise RuntimeError(f"cuda.core.system reads NVML only with cuda-bindings {_NVML_BINDINGS}")
-    gpus = []
-    for index in range(system.get_num_devices()):
-        device = system.Device(index=index)
-        major, minor = device.cuda_compute_capability
-        memory = int(device.memory_info.total) // _MIB
-        gpus.append(GPUInfo(index, _text(device.name), f"{major}.{minor}", memory))
-    cuda_major, cuda_minor = system.get_user_mode_driver_version()[:2]
-    return DriverInfo(
-        _kernel_driver_version(tuple(system.get_kernel_mode_driver_version())),
-        f"{cuda_major}.{cuda_minor}",
-        tuple(gpus),
-        "NVML (cuda.core.system)",
-    )
 
 
 def _smi_query(smi: str, fields: str) -> list[list[str]]:
@@ -158,26 +123,17 @@ def _why(exc: Exception) -> str:
     return text
 
 
-def sources(*, probe: bool = False) -> list[Callable[[], DriverInfo]]:
-    """The sources :func:`query_driver` asks, in order.
-
-    nvidia-ml-py first: it is in every GPU extra, imports nothing but ctypes, and gives the
-    driver's version as NVIDIA prints it. cuda.core.system reads the same NVML, but importing
-    it imports cuda.core and cuda.bindings, which the GPU module counts as "CUDA may be
-    initialised" (a calling program's ``mp_context()`` would switch to spawn), and with older
-    cuda-bindings (``CUDA_CORE_NVML_BINDINGS``) it counts devices through the CUDA runtime. So
-    it is asked only with ``probe``. (CUDA's driver API is not asked: its ``cuInit`` starts CUDA,
-    and it tells no driver version.)
-    """
-    if probe:
-        return [_from_nvml, _from_cuda_core, _from_nvidia_smi]
-    return [_from_nvml, _from_nvidia_smi]
+# NVML through nvidia-ml-py first: it is in every GPU extra, imports nothing but ctypes (so it
+# starts no CUDA), and gives the driver's version as NVIDIA prints it. nvidia-smi reads the same
+# NVML in a process of its own. Not asked: cuda.core.system (the same NVML, but importing it
+# counts as "CUDA may be initialised" in the caller) and CUDA's driver API (cuInit starts CUDA).
+SOURCES: tuple[Callable[[], DriverInfo], ...] = (_from_nvml, _from_nvidia_smi)
 
 
-def query_driver(*, probe: bool = False) -> DriverInfo:
-    """Ask each of :func:`sources` in turn; the first that answers wins, the failures say why."""
+def query_driver() -> DriverInfo:
+    """Ask each of :data:`SOURCES` in turn; the first that answers wins, the failures say why."""
     failures = []
-    for source in sources(probe=probe):
+    for source in SOURCES:
         try:
             info = source()
         except Exception as exc:  # any failure of a source is a finding, not a crash

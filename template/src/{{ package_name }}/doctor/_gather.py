@@ -187,7 +187,7 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
     return Facts(
         packages=tuple(packages),
         unreadable=tuple(unreadable),
-        driver=query_driver(probe=probe),
+        driver=query_driver(),
         nvcc=query_nvcc(),
         decision=decide(probe=probe),
         environment=tuple((n, os.environ[n]) for n in _OVERRIDES if n in os.environ),
