@@ -81,12 +81,8 @@ def _served_major_for(facts: Facts) -> int:
     A GPU older than a major's compute-capability floor (Volta under CUDA 13) rules that major
     out whatever the driver, since no driver makes its compilers build for that GPU.
     """
-    version = version_tuple(facts.driver.version)
-    supported = version_tuple(facts.driver.cuda_version)
-    if version:
+    if version := version_tuple(facts.driver.version):
         runs = [m for m in _majors_the_driver_runs(version) if m in CUDA_MAJORS]
-    elif supported:  # cuda.bindings reports only the newest CUDA the driver supports
-        runs = [m for m in CUDA_MAJORS if m <= supported[0]]
     else:
         runs = list(CUDA_MAJORS)
     oldest = _oldest_gpu(facts)
@@ -195,7 +191,7 @@ def _driver_too_old(facts: Facts, major: int, needs: str) -> _TooOld | None:
         runs = _majors_the_driver_runs(version)
         seen = f"driver {facts.driver.version} is older than CUDA {major} needs (>= {minimum})"
         return _TooOld(seen, minimum, runs[-1] if runs else None)
-    # No driver version (cuda.bindings tells only the newest CUDA the driver supports).
+    # A major the matrix does not know: the newest CUDA the driver supports (NVML tells it).
     supported = version_tuple(facts.driver.cuda_version)
     if not supported or supported[0] >= major:
         return None
@@ -367,10 +363,7 @@ class GPULibraryFails(Check):
 
     code = "gpu-library-fails"
     severity = "error"
-    why = (
-        "the package computes on NumPy on a host meant for the GPU, so GPU code runs slowly on "
-        "the CPU with no error; the Decision line is CuPy's own failure"
-    )
+    why = "the package computes on NumPy where the GPU was meant: slowly, and with no error"
 
     @classmethod
     def check(cls, facts: Facts) -> Finding | None:

@@ -64,8 +64,7 @@ class ExtensionHasNoKernelForGpu(Check):
     severity = "warning"
     why = (
         "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
-        "some; on any other GPU kernels.cuda_cpp computes with CuPy instead (logged once), "
-        "without the compiled kernel"
+        "some; on any other GPU kernels.cuda_cpp computes with CuPy instead (logged once)"
     )
 
     @classmethod

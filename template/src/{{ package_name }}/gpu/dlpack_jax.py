@@ -14,11 +14,12 @@ the program (``jax.config.update("jax_enable_x64", True)``), or convert the arra
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._arrays import get_xp, is_gpu_array, loaded_cupy
+from ._arrays import is_gpu_array, loaded_cupy
 
 if TYPE_CHECKING:
     import jax
@@ -70,11 +71,14 @@ def to_jax(a: Any) -> jax.Array:
 def from_jax(x: jax.Array) -> Any:
     """A CuPy array for a JAX array on a GPU, a NumPy array for one on the CPU.
 
-    Where the package computes on NumPy (a project without CuPy, ``FORCE_CPU``, no usable GPU) a
-    JAX array on a GPU becomes a NumPy copy instead, an array the package's kernels take.
+    Where CuPy is not installed (a project rendered without it computes on NumPy), a JAX array on
+    a GPU becomes a NumPy copy instead.
     """
     # jax.Array's __dlpack__ signature is older than the protocol NumPy's stubs expect.
     shared: Any = x
-    if not any(device.platform == "gpu" for device in x.devices()):
-        return np.from_dlpack(shared)
-    return np.asarray(shared) if (xp := get_xp()) is np else xp.from_dlpack(shared)
+    on_gpu = any(device.platform == "gpu" for device in x.devices())
+    if on_gpu and importlib.util.find_spec("cupy") is not None:
+        import cupy
+
+        return cupy.from_dlpack(shared)
+    return np.asarray(shared) if on_gpu else np.from_dlpack(shared)

@@ -6,11 +6,12 @@ PyTorch is imported inside each function, so this module costs nothing until it 
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import get_xp, is_gpu_array
+from . import is_gpu_array
 
 if TYPE_CHECKING:
     import torch
@@ -43,13 +44,15 @@ def to_torch(a: Any) -> torch.Tensor:
 
 
 def from_torch(t: torch.Tensor) -> Any:
-    """An array sharing ``t``'s memory: NumPy for a CPU tensor, CuPy for a CUDA tensor.
+    """An array sharing ``t``'s memory: CuPy for a CUDA tensor, NumPy for a CPU tensor.
 
-    Where the package computes on NumPy (a project without CuPy, ``FORCE_CPU``, no usable GPU) a
-    CUDA tensor becomes a NumPy copy instead, an array the package's kernels take. Tensors that
-    require gradients are detached first; the result does not track gradients.
+    Where CuPy is not installed (a project rendered without it computes on NumPy), a CUDA tensor
+    becomes a NumPy copy instead. Tensors that require gradients are detached first; the result
+    does not track gradients.
     """
     t = t.detach()
-    if t.device.type != "cuda":
-        return np.from_dlpack(t)
-    return np.from_dlpack(t.cpu()) if (xp := get_xp()) is np else xp.from_dlpack(t)
+    if t.device.type == "cuda" and importlib.util.find_spec("cupy") is not None:
+        import cupy
+
+        return cupy.from_dlpack(t)
+    return np.from_dlpack(t.cpu())  # a CPU tensor's cpu() is the tensor itself, not a copy
