@@ -199,9 +199,6 @@ def test_generated_code_carries_the_matrix_drivers(full_render: tuple[list[str],
     assert facts["GPU_EXTRAS"] == {int(major): f"cuda{major}" for major in majors}
     assert facts["GPU_EXTRA"] == f"cuda{newest}"
     doctor = runpy.run_path(str(project / "src" / "my_gpu_project" / "doctor" / "_environment.py"))
-    assert doctor["CUDA_CORE_NVML_BINDINGS"] == {
-        int(each): entry["cuda_core_nvml_bindings"] for each, entry in MATRIX["majors"].items()
-    }
     assert doctor["NUMBA_CUDA_PINS"] == tuple(MATRIX["majors"][newest]["requirements"]["numba"])
     assert doctor["NUMBA_CUDA_PINS_BY_MAJOR"] == {
         int(each): tuple(entry["requirements"]["numba"]) for each, entry in MATRIX["majors"].items()

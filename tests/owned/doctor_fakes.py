@@ -1,8 +1,8 @@
 """Fake environments for the doctor's tests: site folders of installed metadata, tools on PATH,
-and the driver's libraries (NVML through nvidia-ml-py or cuda.core.system) as modules.
+and the driver's library (NVML through nvidia-ml-py) as a module.
 
-The fake libraries raise what the real ones raise on a host without a driver (recorded with
-nvidia-ml-py 13.615, cuda-core 1.2.2 and cuda-bindings 12.9.10 / 13.5.0): the same exception
+The fake library raises what the real one raises on a host without a driver (recorded with
+nvidia-ml-py 13.615): the same exception
 class names and messages, so the reasons the doctor prints are tested as users will read them.
 """
 
@@ -121,62 +121,3 @@ def fake_pynvml(
         nvmlSystemGetCudaDriverVersion_v2=lambda: cuda,
     )
     return module
-
-
-# What cuda.core.system raises for every query where libnvidia-ml is missing. The real class is
-# cuda.pathfinder's DynamicLibNotFoundError, a RuntimeError.
-NVML_NOT_FOUND = (
-    '"nvml" is an NVIDIA driver library and can only be found via system search. Ensure the '
-    "NVIDIA display driver is installed."
-)
-
-
-class DynamicLibNotFoundError(RuntimeError):
-    """cuda.pathfinder's error for a driver library it cannot load."""
-
-
-def fake_cuda_core_system(
-    *gpus: DriverGPU,
-    kernel_mode: tuple[int, ...] = (580, 65, 6),
-    user_mode: tuple[int, ...] = (13, 0),
-    nvml_compatible: bool = True,
-    error: Exception | None = None,
-) -> ModuleType:
-    """A ``cuda.core.system`` module; ``calls`` lists the queries made, in order."""
-    module = ModuleType("cuda.core.system")
-    calls: list[str] = []
-
-    def query(name: str, value: object) -> object:
-        calls.append(name)
-        if error is not None:
-            raise error
-        return value
-
-    class Device:
-        def __init__(self, *, index: int) -> None:
-            query("Device", None)
-            gpu = gpus[index]
-            self.name = gpu.name
-            self.cuda_compute_capability = gpu.capability
-            self.memory_info = SimpleNamespace(total=gpu.memory_bytes)
-
-    module.__dict__.update(
-        calls=calls,
-        CUDA_BINDINGS_NVML_IS_COMPATIBLE=nvml_compatible,
-        Device=Device,
-        get_num_devices=lambda: query("get_num_devices", len(gpus)),
-        get_kernel_mode_driver_version=lambda: query("get_kernel_mode_driver_version", kernel_mode),
-        get_user_mode_driver_version=lambda: query("get_user_mode_driver_version", user_mode),
-    )
-    return module
-
-
-def install_cuda_core_system(monkeypatch: pytest.MonkeyPatch, system: ModuleType) -> None:
-    """Make ``from cuda.core import system`` return ``system`` for one test."""
-    cuda, core = ModuleType("cuda"), ModuleType("cuda.core")
-    cuda.__path__ = []
-    core.__path__ = []
-    cuda.core = core  # type: ignore[attr-defined]
-    core.system = system  # type: ignore[attr-defined]
-    for name, module in (("cuda", cuda), ("cuda.core", core), ("cuda.core.system", system)):
-        monkeypatch.setitem(sys.modules, name, module)

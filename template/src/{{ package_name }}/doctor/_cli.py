@@ -174,8 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--probe",
         action="store_true",
-        help="also import the GPU libraries: CuPy to confirm the GPU module's choice, cuda.core "
-        "and cuda.bindings to read the driver",
+        help="also import CuPy, to confirm the GPU module's choice",
     )
     args = parser.parse_args(argv)
     try:

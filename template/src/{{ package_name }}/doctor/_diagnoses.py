@@ -81,12 +81,8 @@ def _served_major_for(facts: Facts) -> int:
     A GPU older than a major's compute-capability floor (Volta under CUDA 13) rules that major
     out whatever the driver, since no driver makes its compilers build for that GPU.
     """
-    version = version_tuple(facts.driver.version)
-    supported = version_tuple(facts.driver.cuda_version)
-    if version:
+    if version := version_tuple(facts.driver.version):
         runs = [m for m in _majors_the_driver_runs(version) if m in CUDA_MAJORS]
-    elif supported:  # cuda.bindings reports only the newest CUDA the driver supports
-        runs = [m for m in CUDA_MAJORS if m <= supported[0]]
     else:
         runs = list(CUDA_MAJORS)
     oldest = _oldest_gpu(facts)
@@ -195,7 +191,7 @@ def _driver_too_old(facts: Facts, major: int, needs: str) -> _TooOld | None:
         runs = _majors_the_driver_runs(version)
         seen = f"driver {facts.driver.version} is older than CUDA {major} needs (>= {minimum})"
         return _TooOld(seen, minimum, runs[-1] if runs else None)
-    # No driver version (cuda.bindings tells only the newest CUDA the driver supports).
+    # A major the matrix does not know: the newest CUDA the driver supports (NVML tells it).
     supported = version_tuple(facts.driver.cuda_version)
     if not supported or supported[0] >= major:
         return None
@@ -359,6 +355,29 @@ class DetectionError(Check):
         return cls.found(
             f"the package raises {raises}: {facts.decision.reason}",
             f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
+        )
+
+
+class GPULibraryFails(Check):
+    """CuPy installed, and the package computes on NumPy because CuPy failed, not by choice."""
+
+    code = "gpu-library-fails"
+    severity = "error"
+    why = "the package computes on NumPy where the GPU was meant: slowly, and with no error"
+
+    @classmethod
+    def check(cls, facts: Facts) -> Finding | None:
+        decision, driver = facts.decision, facts.driver
+        if decision.backend != "numpy" or not decision.library_decided:
+            return None
+        # A driver that lists no GPU is no-gpu's case: CuPy cannot be faulted for finding none.
+        if not cupy_distributions(facts.packages) or (driver.present and not driver.gpus):
+            return None
+        return cls.found(
+            f"CuPy is installed but the package computes on NumPy: {decision.reason}",
+            "do what the reason and the other findings advise; a CuPy that does not import is "
+            f"a broken or half-finished install: {_install_hint(_served_major_for(facts))} in a "
+            "fresh environment",
         )
 
 
@@ -643,6 +662,12 @@ class CpuOnly(Check):
     def check(cls, facts: Facts) -> Finding | None:
         if facts.by_cuda_major():
             return None
+        if not (facts.driver.version or facts.driver.cuda_version):  # no major to advise
+            unknown = "the driver's version is unknown; " if facts.driver.present else ""
+            fits = [m for m in CUDA_MAJORS if _builds_for(m, _oldest_gpu(facts))] or CUDA_MAJORS
+            each = [f"{_install_hint(m)} (driver >= {MIN_DRIVER_BY_MAJOR[m]})" for m in fits]
+            fix = f"to use a GPU: {unknown}{_or_names(reversed(each))}"
+            return cls.found("no CUDA-linked package is installed", fix)
         major = _served_major_for(facts)
         too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
         upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""

@@ -1,5 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""Ask the NVIDIA driver for its version and GPUs: NVML, cuda.core, cuda.bindings, nvidia-smi.
+"""Ask the NVIDIA driver for its version and GPUs: NVML through nvidia-ml-py, then nvidia-smi.
 
 Each source is tried only when the one before it is unavailable, and none raises: a failure is
 recorded as the reason the driver could not be read. docs/troubleshooting.md ("How the doctor
@@ -12,27 +12,22 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from ._environment import CUDA_CORE_NVML_BINDINGS, DriverInfo, GPUInfo
+from ._environment import DriverInfo, GPUInfo
 from ._tool import run_tool
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["query_driver", "sources"]
+__all__ = ["SOURCES", "query_driver"]
 
 
 def _cuda_version(encoded: int) -> str:
-    """Decode a CUDA version as NVML and the driver API give it: 1000 * major + 10 * minor."""
+    """Decode a CUDA version as NVML gives it: 1000 * major + 10 * minor."""
     return f"{encoded // 1000}.{encoded % 1000 // 10}"
 
 
-# NVML and the driver API count memory in bytes; the report shows MiB.
+# NVML counts memory in bytes; the report shows MiB.
 _MIB = 1024 * 1024
-# ">= <first> (CUDA <major>) or ...": what cuda.core.system needs to read NVML, every major of
-# the CUDA matrix (CUDA_CORE_NVML_BINDINGS), as the message below quotes it.
-_NVML_BINDINGS = " or ".join(
-    f">= {version} (CUDA {major})" for major, version in CUDA_CORE_NVML_BINDINGS.items()
-)
 
 
 def _text(value: Any) -> str:
@@ -63,67 +58,13 @@ def _from_nvml() -> DriverInfo:
         pynvml.nvmlShutdown()
 
 
-def _kernel_driver_version(parts: tuple[int, ...]) -> str:
-    """The driver's version as NVIDIA prints it: ``(580, 65, 6)`` is 580.65.06."""
-    major, minor, *rest = parts
-    # The third number is always printed with two digits; a 2-tuple (WSL) has none.
-    return f"{major}.{minor}" + "".join(f".{patch:02d}" for patch in rest)
-
-
-def _from_cuda_core() -> DriverInfo:
-    """NVML through ``cuda.core.system``: a GPU library, so asked only with ``--probe``."""
-    from cuda.core import system
-
-    # With older cuda-bindings (CUDA_CORE_NVML_BINDINGS) cuda.core.system answers through the
-    # CUDA runtime instead of NVML, and counting devices there initialises CUDA in this process.
-    if not system.CUDA_BINDINGS_NVML_IS_COMPATIBLE:
-        raise RuntimeError(f"cuda.core.system reads NVML only with cuda-bindings {_NVML_BINDINGS}")
-    gpus = []
-    for index in range(system.get_num_devices()):
-        device = system.Device(index=index)
-        major, minor = device.cuda_compute_capability
-        memory = int(device.memory_info.total) // _MIB
-        gpus.append(GPUInfo(index, _text(device.name), f"{major}.{minor}", memory))
-    cuda_major, cuda_minor = system.get_user_mode_driver_version()[:2]
-    return DriverInfo(
-        _kernel_driver_version(tuple(system.get_kernel_mode_driver_version())),
-        f"{cuda_major}.{cuda_minor}",
-        tuple(gpus),
-        "NVML (cuda.core.system)",
-    )
-
-
-def _from_cuda_bindings() -> DriverInfo:
-    """The CUDA driver API: ``cuInit`` initialises CUDA here, so asked only with ``--probe``."""
-    from cuda.bindings import driver
-
-    (status,) = driver.cuInit(0)
-    if status != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuInit failed: {status.name} ({int(status)})")
-    status, version = driver.cuDriverGetVersion()
-    status, count = driver.cuDeviceGetCount()
-    gpus = []
-    for index in range(count):
-        _, device = driver.cuDeviceGet(index)
-        _, raw_name = driver.cuDeviceGetName(64, device)
-        _, total = driver.cuDeviceTotalMem(device)
-        attr = driver.CUdevice_attribute
-        _, major = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
-        )
-        _, minor = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
-        )
-        name = _text(raw_name).split("\x00", 1)[0]
-        gpus.append(GPUInfo(index, name, f"{major}.{minor}", int(total) // _MIB))
-    # The driver API gives the CUDA version it supports, not the driver's own version number.
-    return DriverInfo(None, _cuda_version(int(version)), tuple(gpus), "cuda.bindings")
-
-
 def _smi_query(smi: str, fields: str) -> list[list[str]]:
     """Rows of ``nvidia-smi --query-gpu=FIELDS`` as lists of stripped strings."""
     out = run_tool(smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits")
-    return [[part.strip() for part in row.split(",")] for row in out.splitlines() if row.strip()]
+    # A warning (a corrupt infoROM, pending page retirements) may come first; every row asked
+    # for here starts with a number (a version, an index).
+    rows = (row for row in out.splitlines() if row[:1].isdigit())
+    return [[part.strip() for part in row.split(",")] for row in rows]
 
 
 def _number(text: str) -> int:
@@ -169,30 +110,30 @@ def _named(source: Callable[[], DriverInfo]) -> str:
 
 
 def _why(exc: Exception) -> str:
-    """``Type: message``: repr() of NVMLError_LibraryNotFound is only its number, str() says why."""
-    return f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+    """``Type: message``: repr() of NVMLError_LibraryNotFound is only its number, str() says why.
 
-
-def sources(*, probe: bool = False) -> list[Callable[[], DriverInfo]]:
-    """The sources :func:`query_driver` asks, in order.
-
-    nvidia-ml-py first: it is in every GPU extra, imports nothing but ctypes, and gives the
-    driver's version as NVIDIA prints it. cuda.core.system reads the same NVML, but importing
-    it imports cuda.core and cuda.bindings, which the GPU module counts as "CUDA may be
-    initialised" (a calling program's ``mp_context()`` would switch to spawn), and with older
-    cuda-bindings (``CUDA_CORE_NVML_BINDINGS``) it counts devices through the CUDA runtime. So
-    it is asked only with ``probe``, as is cuda.bindings' driver API, whose ``cuInit``
-    initialises CUDA.
+    A tool's own words follow: nvidia-smi prints why it failed ("couldn't communicate with the
+    NVIDIA driver") on its standard output, which the exit status alone does not tell.
     """
-    if probe:
-        return [_from_nvml, _from_cuda_core, _from_cuda_bindings, _from_nvidia_smi]
-    return [_from_nvml, _from_nvidia_smi]
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+    if isinstance(exc, subprocess.CalledProcessError) and (
+        said := " ".join(f"{exc.stdout or ''} {exc.stderr or ''}".split())
+    ):
+        text += f" ({said})"
+    return text
 
 
-def query_driver(*, probe: bool = False) -> DriverInfo:
-    """Ask each of :func:`sources` in turn; the first that answers wins, the failures say why."""
+# NVML through nvidia-ml-py first: it is in every GPU extra, imports nothing but ctypes (so it
+# starts no CUDA), and gives the driver's version as NVIDIA prints it. nvidia-smi reads the same
+# NVML in a process of its own. Not asked: cuda.core.system (the same NVML, but importing it
+# counts as "CUDA may be initialised" in the caller) and CUDA's driver API (cuInit starts CUDA).
+SOURCES: tuple[Callable[[], DriverInfo], ...] = (_from_nvml, _from_nvidia_smi)
+
+
+def query_driver() -> DriverInfo:
+    """Ask each of :data:`SOURCES` in turn; the first that answers wins, the failures say why."""
     failures = []
-    for source in sources(probe=probe):
+    for source in SOURCES:
         try:
             info = source()
         except Exception as exc:  # any failure of a source is a finding, not a crash

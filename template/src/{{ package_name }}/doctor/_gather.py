@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..gpu import GPUUnavailableError, backend, fork_hazard, reset_detection
-from ..gpu._detect import driver_library_problem
+from ..gpu._detect import driver_library_problem, precheck
 from ..gpu._project import CUDA_MODULES, FORCE_CPU_VARIABLES, REQUIRE_GPU_VARIABLES
 from ._driver import query_driver
 from ._environment import Decision, Facts, Nvcc
@@ -102,7 +102,9 @@ def _ask_backend() -> Decision:
         return Decision(None, str(exc), "GPUUnavailableError")
     except Exception as exc:  # the package would raise this too: it is the finding
         return Decision(None, str(exc) or repr(exc), type(exc).__name__)
-    return Decision(info.name, info.reason)
+    # NumPy although the first steps (overrides, CUDA_VISIBLE_DEVICES, the driver library) let
+    # the GPU library decide: it is installed and failed, or it is not installed.
+    return Decision(info.name, info.reason, library_decided=precheck() is None)
 
 
 def decide(*, probe: bool = False) -> Decision:
@@ -185,7 +187,7 @@ def gather(*, probe: bool = False, paths: Iterable[str] | None = None) -> Facts:
     return Facts(
         packages=tuple(packages),
         unreadable=tuple(unreadable),
-        driver=query_driver(probe=probe),
+        driver=query_driver(),
         nvcc=query_nvcc(),
         decision=decide(probe=probe),
         environment=tuple((n, os.environ[n]) for n in _OVERRIDES if n in os.environ),

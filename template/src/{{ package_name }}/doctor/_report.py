@@ -35,8 +35,7 @@ def collect(*, probe: bool = False, paths: Iterable[str] | None = None) -> Repor
     Parameters
     ----------
     probe
-        Also import the GPU libraries: CuPy to confirm what the package decides, cuda.core and
-        cuda.bindings to read the driver.
+        Also import CuPy, to confirm what the package decides.
     paths
         Where to read installed packages' metadata; default ``sys.path``.
     """

@@ -21,5 +21,8 @@ def run_tool(*argv: str, timeout: float = 30) -> str:
     subprocess.SubprocessError
         When it fails (``CalledProcessError``) or runs past ``timeout``.
     """
-    done = subprocess.run(argv, capture_output=True, timeout=timeout, check=True)
-    return done.stdout.decode("utf-8", errors="replace")
+    # Decoded here, so that a failure's CalledProcessError carries the tool's words as text.
+    done = subprocess.run(
+        argv, capture_output=True, timeout=timeout, check=True, encoding="utf-8", errors="replace"
+    )
+    return done.stdout

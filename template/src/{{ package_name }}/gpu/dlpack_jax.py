@@ -14,6 +14,7 @@ the program (``jax.config.update("jax_enable_x64", True)``), or convert the arra
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,11 +69,16 @@ def to_jax(a: Any) -> jax.Array:
 
 
 def from_jax(x: jax.Array) -> Any:
-    """A CuPy array for a JAX array on a GPU, a NumPy array for one on the CPU."""
-    if any(device.platform == "gpu" for device in x.devices()):
-        import cupy
+    """A CuPy array for a JAX array on a GPU, a NumPy array for one on the CPU.
 
-        return cupy.from_dlpack(x)
+    Where CuPy is not installed (a project rendered without it computes on NumPy), a JAX array on
+    a GPU becomes a NumPy copy instead.
+    """
     # jax.Array's __dlpack__ signature is older than the protocol NumPy's stubs expect.
     shared: Any = x
-    return np.from_dlpack(shared)
+    on_gpu = any(device.platform == "gpu" for device in x.devices())
+    if on_gpu and importlib.util.find_spec("cupy") is not None:
+        import cupy
+
+        return cupy.from_dlpack(shared)
+    return np.asarray(shared) if on_gpu else np.from_dlpack(shared)

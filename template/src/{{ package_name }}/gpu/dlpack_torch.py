@@ -6,6 +6,7 @@ PyTorch is imported inside each function, so this module costs nothing until it 
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,11 +46,13 @@ def to_torch(a: Any) -> torch.Tensor:
 def from_torch(t: torch.Tensor) -> Any:
     """An array sharing ``t``'s memory: CuPy for a CUDA tensor, NumPy for a CPU tensor.
 
-    Tensors that require gradients are detached first; the result does not track gradients.
+    Where CuPy is not installed (a project rendered without it computes on NumPy), a CUDA tensor
+    becomes a NumPy copy instead. Tensors that require gradients are detached first; the result
+    does not track gradients.
     """
     t = t.detach()
-    if t.device.type == "cuda":
+    if t.device.type == "cuda" and importlib.util.find_spec("cupy") is not None:
         import cupy
 
         return cupy.from_dlpack(t)
-    return np.from_dlpack(t)
+    return np.from_dlpack(t.cpu())  # a CPU tensor's cpu() is the tensor itself, not a copy

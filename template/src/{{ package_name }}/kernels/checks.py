@@ -165,22 +165,31 @@ class Checked(NamedTuple):
     """The sizes the stated shapes named: ``{"m": 3, "k": 4, "n": 5}`` for a matrix product."""
 
 
+# DLPack's device types of CUDA memory (kDLCUDA, kDLCUDAManaged), and how each library that
+# states its arrays' device copies one to the host.
+_DLPACK_CUDA = frozenset({2, 13})
+_HOST_COPY = {"torch": "{}.cpu()", "jax": "jax.device_get({})", "jaxlib": "jax.device_get({})"}
+
+
 # --- what an array is and where it lives ----------------------------------------------------------
 
 
 def is_device_array(a: object) -> bool:
     """True for an array in GPU memory of any library: CuPy, Numba, PyCUDA, ... Never imports one.
 
-    CuPy arrays are recognised by ``gpu.is_gpu_array``; the others by the
-    ``__cuda_array_interface__`` protocol (looked up on the type, so no property runs) or by
-    PyCUDA's ``gpudata`` attribute.
+    CuPy arrays are recognised by ``gpu.is_gpu_array``; an array that says where it lives
+    (``__dlpack_device__``: torch, JAX) by its answer, since their classes define
+    ``__cuda_array_interface__`` for CPU arrays too; the others by that protocol (looked up on
+    the type, so no property runs) or by PyCUDA's ``gpudata`` attribute.
     """
     if type(a) is np.ndarray:
         return False
-    return (
-        is_gpu_array(a)
-        or hasattr(type(a), "__cuda_array_interface__")
-        or (hasattr(a, "gpudata") and hasattr(a, "shape"))
+    if is_gpu_array(a):
+        return True
+    if (where := getattr(type(a), "__dlpack_device__", None)) is not None:
+        return bool(where(a)[0] in _DLPACK_CUDA)
+    return hasattr(type(a), "__cuda_array_interface__") or (
+        hasattr(a, "gpudata") and hasattr(a, "shape")
     )
 
 
@@ -307,9 +316,11 @@ def _inputs(
             checked.append(a)
         elif is_device_array(a):
             kind = f"{type(a).__module__}.{type(a).__name__}"
+            host = _HOST_COPY.get(kind.partition(".")[0], "gpu.to_cpu({}) for CuPy")
             raise TypeError(
                 f"{name} takes {takes}, got a {kind} for {label}; copy it to the host first "
-                f"(gpu.to_cpu({label}) for CuPy), or use a kernel route that launches on it"
+                f"({host.format(label)}), or use a kernel route that launches on it (one that "
+                f"takes CuPy arrays: cupy.from_dlpack({label}) shares its memory)"
             )
         else:
             checked.append(np.asarray(a))
