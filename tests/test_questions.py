@@ -102,8 +102,8 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
     # A test module or a benchmark table a new option or example will bring is refused by prefix.
     "test-module-prefix-as-package": (
         {"package_name": "test_kernels_numba_histogram"},
-        "'test_kernels_numba_histogram' is already taken inside the generated project (its test "
-        "modules, tests/test_*.py)",
+        "'test_kernels_numba_histogram' is already taken inside the generated project (its kernel "
+        "tests, tests/test_kernels_*.py)",
     ),
     "benchmark-table-prefix-as-package": (
         {"package_name": "kernels_histogram"},
