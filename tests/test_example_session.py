@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 import render_example
 import yaml
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, run, snapshot_working_tree
 
 
 def test_the_checkout_itself_is_refused_before_anything_is_written(
@@ -49,7 +50,22 @@ def test_an_answer_without_an_equals_sign_is_refused_with_the_form(
     assert not (tmp_path / "demo").exists()
 
 
+# The session renders the checkout's HEAD with its uncommitted edits, on purpose, and Copier warns
+# that it does: under the suite's `filterwarnings = error` the warning would fail this test on
+# any working tree with an edit in it, the one a maintainer runs the suite on.
+@pytest.mark.filterwarnings("ignore::copier.errors.DirtyLocalWarning")
 def test_answers_reach_the_render(tmp_path: Path) -> None:
     assert render_example.main([str(tmp_path / "demo"), "project_name=Demo Arrays"]) == 0
     answers = yaml.safe_load((tmp_path / "demo" / ".copier-answers.yml").read_text("utf-8"))
     assert (answers["project_name"], answers["package_name"]) == ("Demo Arrays", "demo_arrays")
+
+
+def test_the_session_tests_pass_on_a_checkout_with_an_uncommitted_edit(tmp_path: Path) -> None:
+    checkout = snapshot_working_tree(tmp_path / "checkout")
+    readme = checkout / "template" / "README.md.jinja"
+    readme.write_text(readme.read_text("utf-8") + "\nAn edit not yet committed.\n", "utf-8")
+    assert run(["git", "status", "--porcelain"], cwd=checkout).strip()
+    this = Path(__file__).relative_to(REPO_ROOT).as_posix()
+    selected = f"{this}::test_answers_reach_the_render"
+    out = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", selected], checkout)
+    assert "1 passed" in out

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from conftest import LAST_RELEASE, RENDER_MATRIX, REPO_ROOT, Render, copy_template
 from release import UNRELEASED
+from template_data import questions
 
 
 def release_is_available() -> bool:
@@ -36,6 +38,49 @@ needs_release = pytest.mark.skipif(
     not release_is_available(),
     reason=f"{LAST_RELEASE.commit[:7]} (v{LAST_RELEASE.version}) is not in this clone's history",
 )
+
+
+def release_file(path: str) -> str:
+    """A file of the template as the last release has it."""
+    return subprocess.run(
+        ["git", "show", f"{LAST_RELEASE.commit}:{path}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def offered(answers: dict[str, Any], asked: dict[str, Any], majors: list[int]) -> dict[str, Any]:
+    """``answers`` less what a version that asked ``asked`` and served ``majors`` did not offer.
+
+    A question it did not ask is left to that version's defaults; a choice it did not offer (a
+    newer worked example, library or CUDA major) is dropped from the answer. So a new choice is
+    compared with the release on the answers the release knew, and needs no edit here.
+    """
+    kept: dict[str, Any] = {}
+    for key, answer in answers.items():
+        if key not in asked:
+            continue
+        choices = asked[key].get("choices")
+        values = majors if key == "cuda_majors" else choices
+        if isinstance(values, dict):  # a Jinja string of choices (python_min's) is kept
+            values = list(values.values())
+        if isinstance(values, list):
+            if isinstance(answer, list):
+                answer = [value for value in answer if value in values]
+            elif answer not in values:
+                continue
+        kept[key] = answer
+    return kept
+
+
+def release_answers(answers: dict[str, Any]) -> dict[str, Any]:
+    """``answers`` as the last release offered them."""
+    matrix = yaml.safe_load(release_file("includes/cuda-matrix.yml"))["cuda_matrix"]["default"]
+    return offered(
+        answers, questions(release_file("copier.yml")), sorted(map(int, matrix["majors"]))
+    )
 
 
 def unreleased_section(changelog: str) -> str:
@@ -112,13 +157,36 @@ def test_a_name_matches_the_whole_path_its_tail_its_folder_or_a_glob() -> None:
         assert not is_named(path, names), path
 
 
+def test_the_release_is_rendered_with_the_choices_it_offered() -> None:
+    asked = {
+        "examples": {"choices": {"Reductions": "reductions", "Stencil": "stencil"}},
+        "cuda_majors": {"choices": "{{ computed from the matrix }}"},
+        "license": {"choices": {"MIT": "MIT"}},
+        "python_min": {"choices": "{{ computed }}"},
+    }
+    answers = {
+        "examples": ["reductions", "histogram"],
+        "cuda_majors": [12, 13, 14],
+        "license": "WTFPL",
+        "python_min": "3.12",
+        "telemetry": True,
+    }
+    assert offered(answers, asked, [12, 13]) == {
+        "examples": ["reductions"],
+        "cuda_majors": [12, 13],
+        "python_min": "3.12",
+    }
+
+
 @needs_release
 @pytest.mark.parametrize("name", sorted(RENDER_MATRIX))
 def test_render_differs_from_the_last_release_only_in_files_the_changelog_names(
     name: str, render: Render, tmp_path: Path
 ) -> None:
     answers: dict[str, Any] = RENDER_MATRIX[name]
-    old = copy_template(REPO_ROOT, tmp_path / "release", answers, LAST_RELEASE.commit)
+    old = copy_template(
+        REPO_ROOT, tmp_path / "release", release_answers(answers), LAST_RELEASE.commit
+    )
     new = render(answers, name=f"now-{name}")
     names = named_paths(unreleased_section((REPO_ROOT / "CHANGELOG.md").read_text("utf-8")))
     unnamed = [rel for rel in differing_paths(old, new) if not is_named(rel, names)]

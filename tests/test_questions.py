@@ -29,7 +29,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from refresh_names import own_names
-from template_data import copier_documents, load_computed, python_support
+from template_data import copier_documents, load_computed, own_prefixes, python_support
 
 # Build requirements run in an isolated build environment, never beside the package.
 BUILD_ONLY = {"hatchling", "hatch-vcs"}
@@ -98,6 +98,17 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
     "fake-cupy-as-package": (
         {"package_name": "fake_cupy"},
         "'fake_cupy' is already taken inside the generated project (its tests/fake_cupy.py)",
+    ),
+    # A test module or a benchmark table a new option or example will bring is refused by prefix.
+    "test-module-prefix-as-package": (
+        {"package_name": "test_kernels_numba_histogram"},
+        "'test_kernels_numba_histogram' is already taken inside the generated project (its kernel "
+        "tests, tests/test_kernels_*.py)",
+    ),
+    "benchmark-table-prefix-as-package": (
+        {"package_name": "kernels_histogram"},
+        "'kernels_histogram' is already taken inside the generated project (its kernel benchmark "
+        "tables, benchmarks/kernels_*.py)",
     ),
     "dependency-package": (
         {"package_name": "cupy"},
@@ -302,7 +313,8 @@ def test_every_name_a_render_puts_on_sys_path_is_refused_as_the_package_name(
     answers = {**RENDER_MATRIX[name], "examples": ALL_EXAMPLES}
     project = render_suite(answers, name=f"own-names-{name}")
     refused = set(load_computed("project_own_names"))
-    assert set(own_names(project)) - refused == set()
+    prefixes = tuple(own_prefixes())
+    assert {name for name in own_names(project) if not name.startswith(prefixes)} - refused == set()
 
 
 # --- python_min, from includes/python-releases.yml ----------------------------------------------

@@ -10,7 +10,9 @@ script derives that list from what rendered projects really install, instead of 
 3. read the top-level import names of every resolved distribution from its wheel's file list: a
    ranged read of the zip's central directory on PyPI, not a download of the wheel;
 4. add the names the rendered project itself puts on ``sys.path`` (``tests/``, ``conftest``,
-   ``fake_cupy``, ``benchmarks/`` and its scripts, ``noxfile``, ``docs/``).
+   ``fake_cupy``, ``benchmarks/`` and its scripts, ``noxfile``, ``docs/``), less those that
+   copier.yml's ``project_own_prefixes`` refuse by their prefix (``test_*``, ``kernels_*``):
+   the modules a new option or worked example brings, so adding one needs no run here.
 
 Run it with ``nox -s refresh_names`` (it needs PyPI) and commit the rewritten file.
 """
@@ -257,7 +259,11 @@ def collect(workdir: Path) -> tuple[dict[str, set[str]], set[str], dict[str, str
         print(f"CUDA {major}, python_min {python}: {chosen}", file=sys.stderr)
         pins |= resolve(project, python)
         own.update(own_names(project))
-    own = {**owned_test_names(), **own}
+    # A name copier.yml refuses by its prefix (every test module) needs no line of its own.
+    from template_data import own_prefixes
+
+    prefixes = tuple(own_prefixes())
+    own = {k: v for k, v in {**owned_test_names(), **own}.items() if not k.startswith(prefixes)}
     print(f"{len(pins)} distribution versions; reading their wheels", file=sys.stderr)
     imports: dict[str, set[str]] = defaultdict(set)
     with ThreadPoolExecutor(max_workers=8) as pool:

@@ -27,17 +27,19 @@ _CopierYamlLoader.add_constructor("!include", lambda loader, node: None)
 
 
 @cache
-def copier_documents() -> tuple[dict[str, Any], ...]:
-    """Every YAML document of copier.yml, in order (the includes left out)."""
-    documents = yaml.load_all(COPIER_YML.read_text("utf-8"), _CopierYamlLoader)
+def copier_documents(text: str | None = None) -> tuple[dict[str, Any], ...]:
+    """Every YAML document of copier.yml (or of ``text``, another version's), in order (the
+    includes left out)."""
+    documents = yaml.load_all(text or COPIER_YML.read_text("utf-8"), _CopierYamlLoader)
     return tuple(doc for doc in documents if isinstance(doc, dict))
 
 
-def questions() -> dict[str, Any]:
-    """The questions copier.yml asks, in order (settings and computed values left out)."""
+def questions(text: str | None = None) -> dict[str, Any]:
+    """The questions copier.yml (or ``text``) asks, in order (settings and computed values left
+    out)."""
     return {
         key: spec
-        for document in copier_documents()
+        for document in copier_documents(text)
         for key, spec in document.items()
         if not key.startswith("_") and spec.get("when") is not False
     }
@@ -51,6 +53,14 @@ def computed_names() -> list[str]:
         for key, spec in document.items()
         if not key.startswith("_") and spec.get("when") is False
     ]
+
+
+def own_prefixes() -> dict[str, str]:
+    """The prefixes of the modules a project grows by itself, refused as package names."""
+    (prefixes,) = (
+        d["project_own_prefixes"] for d in copier_documents() if "project_own_prefixes" in d
+    )
+    return dict(prefixes["default"])
 
 
 def exclude_blocks() -> list[str]:
