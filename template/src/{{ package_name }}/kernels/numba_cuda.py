@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import disk_cache
 from ._launch import THREADS_PER_BLOCK, blocks_for
 
 if TYPE_CHECKING:
@@ -190,9 +191,9 @@ def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
         out[i] = a * x[i] + y[i]
 
 
-# cache=True: compiled once per signature and GPU, kept on disk (__pycache__, or NUMBA_CACHE_DIR)
-# and loaded by every new process; both targets take it, the simulator ignores it.
-_axpy_kernel: Any = cuda.jit(_axpy, cache=True)
+# Cached: compiled once per signature and GPU, kept on disk (__pycache__, or NUMBA_CACHE_DIR) and
+# loaded by every new process, where a folder can be written; the simulator ignores it.
+_axpy_kernel: Any = cuda.jit(_axpy, cache=disk_cache())
 
 
 # --- launchers -----------------------------------------------------------------------------------
