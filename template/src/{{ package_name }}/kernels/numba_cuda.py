@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
 import os
 import re
 import threading
@@ -88,8 +87,9 @@ def _cuda_target() -> tuple[Any, str, str | None]:
     """The CUDA module kernels compile with, its name, and why not numba-cuda-mlir (or None)."""
     # Numba reads the simulator switch from the environment when it is first imported.
     if simulator_enabled():
-        reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and only numba-cuda has one"
-        return importlib.import_module("numba.cuda"), "numba-cuda simulator", reason
+        reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and numba-cuda-mlir has none"
+        target = importlib.import_module("numba.cuda")
+        return target, f"{_numba_cuda_name(target)} simulator", reason
     try:
         return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
     # Not only ImportError (not installed: numba-cuda chosen by hand, or tests_sim): a broken
@@ -98,12 +98,19 @@ def _cuda_target() -> tuple[Any, str, str | None]:
     except Exception as exc:
         reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
     try:
-        return importlib.import_module("numba.cuda"), "numba-cuda", reason
+        target = importlib.import_module("numba.cuda")
+        return target, _numba_cuda_name(target), reason
     except ImportError as exc:
         raise ImportError(
             f"{reason}; numba-cuda, the other CUDA target, cannot be imported either ({exc!r})."
             f" Reinstall the GPU extra, or ask `python -m {__name__.partition('.')[0]}.doctor`"
         ) from exc
+
+
+def _numba_cuda_name(target: Any) -> str:
+    """``numba.cuda``'s maker: numba-cuda, or the target built into older Numba releases."""
+    # numba-cuda replaces numba.cuda and says so; Numba's own, deprecated, says "Built-in".
+    return "numba-cuda" if getattr(target, "implementation", None) == "NVIDIA" else "numba built-in"
 
 
 # The CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the kernel compiler, not as typed
@@ -172,11 +179,35 @@ def _numba_stream(pointer: int, device: int | None) -> Any:
     with _STREAMS_LOCK:
         kept = _STREAMS.pop(key, None)  # put back last: the most recently used
         if kept is None or kept[0] is not make:
+            if device is not None:  # a device met anew: checked here, not at every launch
+                _refuse_another_generation(device)
             kept = (make, make(pointer) if pointer else make())
             if len(_STREAMS) >= _STREAMS_KEPT:
                 del _STREAMS[next(iter(_STREAMS))]  # the least recently used
         _STREAMS[key] = kept
         return kept[1]
+
+
+def _refuse_another_generation(device: int) -> None:
+    """Raise if numba-cuda-mlir's kernels of this process cannot run on GPU ``device``.
+
+    It compiles for the compute capability of the first GPU it meets and keeps that answer for
+    the process (``tools._cached_cc``), one binary per signature; a binary runs only on GPUs of
+    its major at its minor or newer. Without this, another GPU fails at launch, unexplained.
+    """
+    mlir = BACKEND == "numba-cuda-mlir"
+    built = importlib.import_module("numba_cuda_mlir.tools")._cached_cc if mlir else None
+    if built is None:  # numba-cuda compiles per GPU; numba-cuda-mlir has compiled nothing yet
+        return
+    import cupy
+
+    major, minor = divmod(int(cupy.cuda.Device(device).compute_capability), 10)
+    if major != built[0] or minor < built[1]:
+        raise RuntimeError(
+            f"GPU {device} has compute capability {major}.{minor}, but numba-cuda-mlir compiles"
+            f" for one GPU generation per process and this one compiled for {built[0]}.{built[1]}."
+            " Run one process per generation (CUDA_VISIBLE_DEVICES selects its GPUs)"
+        )
 
 
 # --- kernels -------------------------------------------------------------------------------------
@@ -281,10 +312,8 @@ def ptx_unavailable() -> str | None:
     """Why kernels cannot be compiled to PTX here, or None when they can (no GPU needed)."""
     if simulator_enabled():
         return "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) compiles nothing to PTX"
-    if BACKEND == "numba-cuda" and importlib.util.find_spec("numba_cuda") is None:
-        return (
-            "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (nox -s tests_sim) is installed"
-        )
+    if BACKEND == "numba built-in":
+        return "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (tests_sim) is installed"
     return None
 
 
