@@ -3,7 +3,7 @@
 
 The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles
 them with numba-cuda-mlir (``numba_cuda_mlir.cuda``, NVIDIA's maintained target) where it is
-installed, and with ``numba.cuda`` (numba-cuda, or the target built into older Numba) otherwise
+installed, and with ``numba.cuda`` (numba-cuda, or the deprecated one built into Numba) otherwise
 and always under the CUDA simulator, which numba-cuda-mlir lacks. It imports that target when it
 is imported, so import it only where GPU code runs: inside a dispatcher's GPU branch, in a module
 that only GPU branches import, in simulator tests. Launchers take device arrays: Numba device
@@ -170,8 +170,11 @@ def _numba_stream(pointer: int, device: int | None) -> Any:
 
 
 def _refuse_another_generation(device: int) -> None:
-    """Raise if numba-cuda-mlir's kernels, built for one compute capability per process
-    (``tools._cached_cc``), cannot run on GPU ``device``: code runs on its major, its minor on."""
+    """Raise where numba-cuda-mlir's kernels cannot run: on GPU ``device``, of another generation.
+
+    It builds for one compute capability per process (``tools._cached_cc``), whose code runs on
+    GPUs of that major at that minor or newer; any other GPU would fail at launch, unexplained.
+    """
     mlir = BACKEND == "numba-cuda-mlir"
     built = importlib.import_module("numba_cuda_mlir.tools")._cached_cc if mlir else None
     if built is None:  # numba-cuda compiles per GPU; numba-cuda-mlir has compiled nothing yet
