@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import Built, run
+from conftest import BUILT_IN_TESTS, RENDER_MATRIX, Built, built_params, run
 
 pytestmark = pytest.mark.slow
 
@@ -53,6 +53,15 @@ def unprivileged() -> list[str]:
     return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
 
 
+# Every render of the matrix that has kernels: the one without GPU libraries has none.
+WITH_KERNELS = [
+    param
+    for param in built_params(BUILT_IN_TESTS)
+    if RENDER_MATRIX[param.values[0]].get("gpu_libraries") != []
+]
+
+
+@pytest.mark.parametrize("built", WITH_KERNELS, indirect=True)
 def test_the_wheel_imports_every_kernel_module_with_no_writable_cache_folder(
     built: Built, tmp_path: Path
 ) -> None:
