@@ -633,6 +633,14 @@ def test_dockerfile_passes_hadolint_and_uses_the_matrix_image(
     assert 'CMD ["python", "-m", "my_gpu_project.doctor", "--probe"]' in dockerfile
 
 
+def test_the_image_caches_kernels_in_tmp_for_a_read_only_root(render: Render) -> None:
+    # `docker run --read-only --tmpfs /tmp`: a tmpfs at /tmp is all a read-only root can write.
+    dockerfile = (render({}, name="docker-read-only") / "Dockerfile").read_text("utf-8")
+    assert "--read-only --tmpfs /tmp " in dockerfile
+    (line,) = [line for line in dockerfile.splitlines() if line.startswith("ENV NUMBA_CACHE_DIR")]
+    assert re.fullmatch(r"ENV NUMBA_CACHE_DIR=/tmp/\S+ CUPY_CACHE_DIR=/tmp/\S+", line)
+
+
 def test_dockerignore_keeps_the_build_context_small(render: Render) -> None:
     ignored = (render({}, name="dockerignore") / ".dockerignore").read_text("utf-8").split()
     assert {".git", ".venv", ".nox", "dist"} <= set(ignored)

@@ -53,6 +53,22 @@ def test_troubleshooting_covers_each_error_the_doctor_issue_names() -> None:
         assert error in page
 
 
+def test_troubleshooting_says_how_to_run_with_a_read_only_root() -> None:
+    page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
+    section = page.split("## A read-only root", 1)[1].split("\n## ", 1)[0]
+    for advice in ("NUMBA_CACHE_DIR", "CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY=1", "--tmpfs /tmp"):
+        assert advice in section
+    assert "kernels.disk_cache()" in section  # for the user's own cache=True kernels
+
+
+def test_troubleshooting_explains_the_error_of_a_second_gpu_generation() -> None:
+    page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
+    (heading,) = re.findall(r'^## "(numba-cuda-mlir compiles .*)"$', page, flags=re.MULTILINE)
+    source = REPO_ROOT / "template" / "src" / "{{ package_name }}" / "kernels" / "numba_cuda.py"
+    # The error's text, its adjacent string literals joined as Python joins them.
+    assert heading in re.sub(r'"\s*f?"', "", source.read_text("utf-8"))
+
+
 DOCTOR = REPO_ROOT / "template" / "src" / "{{ package_name }}" / "doctor"
 # The modules that define the doctor's checks (the compiled extension's is an option's own).
 DOCTOR_CHECKS = (DOCTOR / "_diagnoses.py", DOCTOR / "_extension.py")

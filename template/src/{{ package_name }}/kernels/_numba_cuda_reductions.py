@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from . import disk_cache
 from ._launch import THREADS_PER_BLOCK, check_threads_per_block, reduction_blocks
 from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
 
@@ -55,7 +56,7 @@ def _new_sum_of_squares(threads: int, dtype: np.dtype[Any]) -> Any:
             cuda.atomic.add(out, 0, partial[0])
 
     # Cached on disk as numba_cuda's kernels are; the constants above are part of the key.
-    return cuda.jit(kernel, cache=True)
+    return cuda.jit(kernel, cache=disk_cache())
 
 
 def launch_sum_of_squares(

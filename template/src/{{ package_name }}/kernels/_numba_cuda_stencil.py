@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from . import disk_cache
 from ._launch import BLOCK_2D, grid_2d
 from ._numba_shared import stencil_point_source
 from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
@@ -44,7 +45,7 @@ def _laplacian(u: Any, out: Any) -> None:
 # only, and the formula of _numba_shared.py is compiled into this one: after editing that file
 # alone, delete the cache (the *.nbi and *.nbc files of this module in __pycache__, or under
 # NUMBA_CACHE_DIR). Installing a release writes every file anew: Numba compiles again then.
-_laplacian_kernel: Any = cuda.jit(_laplacian, cache=True)
+_laplacian_kernel: Any = cuda.jit(_laplacian, cache=disk_cache())
 
 
 def launch_laplacian(

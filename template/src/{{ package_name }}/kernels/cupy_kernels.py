@@ -59,7 +59,10 @@ def _axpy_cpu(a: Any, x: Any, y: Any, out: Any) -> Any:
     # positional argument: the keyword costs a small call a tenth of NumPy's own time.
     if out is None:
         result = multiply(x, a, order="C")  # C order, as the GPU twin's cupy.empty
-        return add(result, y, result)
+        try:
+            return add(result, y, result)
+        except TypeError:  # 0-d inputs: NumPy gave a scalar, which cannot be `out`
+            return add(result, y, out=...)  # `...`: a 0-d array, as the GPU twin returns
     # out overlaps y only by being y (checks.Checked says so): then a*x first would destroy y.
     if out is y:
         return add(y, a * x, out)

@@ -3,34 +3,19 @@
 
 The kernels are written once, in what both of Numba's CUDA targets compile. This module compiles
 them with numba-cuda-mlir (``numba_cuda_mlir.cuda``, NVIDIA's maintained target) where it is
-installed, and with numba-cuda (``numba.cuda``) otherwise and always under the CUDA simulator,
-which only numba-cuda has. It imports that target when it is imported, so import it only where
-GPU code runs: inside a dispatcher's GPU branch, in a module that only GPU branches import, in
-simulator tests. Launchers take device arrays: Numba device arrays, CuPy arrays (anything with
-``__cuda_array_interface__``), or NumPy arrays under the CUDA simulator
-(``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but exact enough
-to test indexing, shared memory, barriers and atomics without a GPU.
+installed, and with ``numba.cuda`` (numba-cuda, or the deprecated one built into Numba) otherwise
+and always under the CUDA simulator, which numba-cuda-mlir lacks. It imports that target when it
+is imported, so import it only where GPU code runs: inside a dispatcher's GPU branch, in a module
+that only GPU branches import, in simulator tests. Launchers take device arrays: Numba device
+arrays, CuPy arrays (anything with ``__cuda_array_interface__``), or NumPy arrays under the CUDA
+simulator (``NUMBA_ENABLE_CUDASIM=1``), where every CUDA thread is a Python thread: slow, but
+exact enough to test indexing, shared memory, barriers and atomics without a GPU.
 
-.. code-block:: python
-
-    import numpy as np
-
-    from .kernels import THREADS_PER_BLOCK, blocks_for
-    from .kernels.numba_cuda import cuda, cupy_stream, launch
-
-    @cuda.jit
-    def _scale(a, x, out):
-        i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x  # 64-bit
-        if i < out.size:
-            out[i] = a * x[i]
-
-    launch(_scale, blocks_for(out.size), THREADS_PER_BLOCK, cupy_stream(), a, x, out)
-
-Write the index as above, not ``cuda.grid(1)``: numba-cuda-mlir computes that in 32 bits, so
-past ``2**31 - 1`` elements it wraps and the rest of the array is skipped without an error.
-:func:`ptx_problems` finds that, and float64 arithmetic in float32 kernels, in the PTX the
-compiler emits, with no GPU: ``assert ptx_problems(_scale, "void(float32, float32[::1],
-float32[::1])") == []`` in a test (:func:`ptx_unavailable` says where it cannot run).
+docs/extending.md writes a kernel of your own on :func:`launch` and :func:`cupy_stream`, with
+its tests. Index with ``np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x``, not
+``cuda.grid(1)``: :func:`ptx_problems` says why, and finds a 32-bit index and float64 arithmetic
+in float32 kernels in the PTX the compiler emits, with no GPU (:func:`ptx_unavailable` says where
+it cannot run).
 
 The package's own ``axpy`` kernel is here (:func:`launch_axpy`); the worked examples' kernels
 (where the project has them) live in modules of their own beside this one, and use its target,
@@ -41,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
 import os
 import re
 import threading
@@ -49,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import disk_cache
 from ._launch import THREADS_PER_BLOCK, blocks_for
 
 if TYPE_CHECKING:
@@ -86,23 +71,27 @@ def simulator_enabled() -> bool:
 def _cuda_target() -> tuple[Any, str, str | None]:
     """The CUDA module kernels compile with, its name, and why not numba-cuda-mlir (or None)."""
     # Numba reads the simulator switch from the environment when it is first imported.
-    if simulator_enabled():
-        reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and only numba-cuda has one"
-        return importlib.import_module("numba.cuda"), "numba-cuda simulator", reason
+    simulated = simulator_enabled()
+    if simulated:
+        reason = "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM), and numba-cuda-mlir has none"
+    else:
+        try:
+            return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
+        # Not only ImportError (not installed: numba-cuda chosen by hand, or tests_sim): a broken
+        # install raises OSError or RuntimeError, and a warning made an error raises itself
+        # (NumPy 2.5's, at numba-cuda-mlir 0.6's import). Each leaves numba.cuda or an ImportError.
+        except Exception as exc:
+            reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
     try:
-        return importlib.import_module("numba_cuda_mlir.cuda"), "numba-cuda-mlir", None
-    # Not only ImportError (not installed: numba-cuda chosen by hand, or tests_sim): a broken
-    # install raises OSError or RuntimeError, and a warning made an error raises itself (NumPy
-    # 2.5's, at numba-cuda-mlir 0.6's import). Each leaves numba-cuda or a clear ImportError.
-    except Exception as exc:
-        reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
-    try:
-        return importlib.import_module("numba.cuda"), "numba-cuda", reason
+        target = importlib.import_module("numba.cuda")
     except ImportError as exc:
         raise ImportError(
             f"{reason}; numba-cuda, the other CUDA target, cannot be imported either ({exc!r})."
             f" Reinstall the GPU extra, or ask `python -m {__name__.partition('.')[0]}.doctor`"
         ) from exc
+    # numba-cuda replaces numba.cuda and names its maker "NVIDIA"; Numba's own says "Built-in".
+    name = "numba-cuda" if getattr(target, "implementation", "") == "NVIDIA" else "numba built-in"
+    return target, f"{name} simulator" if simulated else name, reason
 
 
 # The CUDA intrinsics (cuda.grid, cuda.shared, ...) exist for the kernel compiler, not as typed
@@ -171,6 +160,8 @@ def _numba_stream(pointer: int, device: int | None) -> Any:
     with _STREAMS_LOCK:
         kept = _STREAMS.pop(key, None)  # put back last: the most recently used
         if kept is None or kept[0] is not make:
+            if device is not None:  # a device met anew: checked here, not at every launch
+                _refuse_another_generation(device)
             kept = (make, make(pointer) if pointer else make())
             if len(_STREAMS) >= _STREAMS_KEPT:
                 del _STREAMS[next(iter(_STREAMS))]  # the least recently used
@@ -178,10 +169,30 @@ def _numba_stream(pointer: int, device: int | None) -> Any:
         return kept[1]
 
 
+def _refuse_another_generation(device: int) -> None:
+    """Raise where numba-cuda-mlir's kernels cannot run: on GPU ``device``, of another generation.
+
+    It builds for one compute capability per process (``tools._cached_cc``), whose code runs on
+    GPUs of that major at that minor or newer; any other GPU would fail at launch, unexplained.
+    """
+    mlir = BACKEND == "numba-cuda-mlir"
+    built = importlib.import_module("numba_cuda_mlir.tools")._cached_cc if mlir else None
+    if built is None:  # numba-cuda compiles per GPU; numba-cuda-mlir has compiled nothing yet
+        return
+    import cupy
+
+    major, minor = divmod(int(cupy.cuda.Device(device).compute_capability), 10)
+    if major != built[0] or minor < built[1]:
+        raise RuntimeError(
+            f"GPU {device} has compute capability {major}.{minor}, but numba-cuda-mlir compiles"
+            f" for one GPU generation per process and this one compiled for {built[0]}.{built[1]}."
+            " Run one process per generation (CUDA_VISIBLE_DEVICES selects its GPUs)"
+        )
+
+
 # --- kernels -------------------------------------------------------------------------------------
-# Every index is 64-bit: the block index is widened before it is multiplied. Not `cuda.grid(1)`:
-# numba-cuda-mlir 0.6 computes it in 32 bits (lowering/cuda.py, _compute_global_tid), so past
-# 2**31 - 1 elements the index wraps negative and the rest of the array is silently skipped.
+# Every index is 64-bit (see ptx_problems): numba-cuda-mlir 0.6 computes `cuda.grid(1)` in 32 bits
+# (lowering/cuda.py, _compute_global_tid), so the block index is widened before it is multiplied.
 
 
 def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
@@ -190,9 +201,8 @@ def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
         out[i] = a * x[i] + y[i]
 
 
-# cache=True: compiled once per signature and GPU, kept on disk (__pycache__, or NUMBA_CACHE_DIR)
-# and loaded by every new process; both targets take it, the simulator ignores it.
-_axpy_kernel: Any = cuda.jit(_axpy, cache=True)
+# Compiled once per signature and GPU, then loaded from disk where Numba can write a cache folder.
+_axpy_kernel: Any = cuda.jit(_axpy, cache=disk_cache())
 
 
 # --- launchers -----------------------------------------------------------------------------------
@@ -280,10 +290,8 @@ def ptx_unavailable() -> str | None:
     """Why kernels cannot be compiled to PTX here, or None when they can (no GPU needed)."""
     if simulator_enabled():
         return "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) compiles nothing to PTX"
-    if BACKEND == "numba-cuda" and importlib.util.find_spec("numba_cuda") is None:
-        return (
-            "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (nox -s tests_sim) is installed"
-        )
+    if BACKEND == "numba built-in":
+        return "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (tests_sim) is installed"
     return None
 
 
