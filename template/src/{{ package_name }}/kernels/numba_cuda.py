@@ -290,25 +290,14 @@ def ptx_unavailable() -> str | None:
 def ptx_of(kernel: Any, signature: str | tuple[Any, ...], *, cc: tuple[int, int] = PTX_CC) -> str:
     """A kernel's PTX (``@cuda.jit`` or its function) for ``signature``, without a GPU.
 
-    The signature is a string, ``"void(float32, float32[::1])"``, or a tuple of the argument
-    types: the target's Numba types (``cuda.types.float32[::1]``; each target has its own), or
-    values that stand for theirs as a launch types them (``np.zeros(1, records)`` for a record
-    array, which a string cannot name).
+    The signature is a string, ``"void(float32, float32[::1])"``, or a tuple of the target's own
+    types (``cuda.types``; a record array, which a string cannot name: ``from_dtype(dtype)[::1]``).
     """
     # The dispatcher's function, not the dispatcher: numba-cuda-mlir would store `cc` in it.
     function = getattr(kernel, "py_func", kernel)
     with _compute_capability(cc):
-        ptx, _ = cuda.compile_ptx(function, _numba_signature(signature), cc=cc)
+        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
     return str(ptx)
-
-
-def _numba_signature(signature: str | tuple[Any, ...]) -> str | tuple[Any, ...]:
-    """``signature`` with each value that is not a Numba type replaced by the target's type."""
-    if isinstance(signature, str):
-        return signature
-    root = "numba_cuda_mlir.numba_cuda" if BACKEND == "numba-cuda-mlir" else "numba.cuda"
-    typeof = importlib.import_module(f"{root}.typing.typeof").typeof
-    return tuple(t if isinstance(t, cuda.types.Type) else typeof(t) for t in signature)
 
 
 @contextlib.contextmanager
@@ -343,8 +332,7 @@ def ptx_problems(
     - float64 instructions where ``signature`` has no float64 (or complex128): a literal or a
       conversion computing in float64, at 1/32 to 1/64 of the float32 rate on most GPUs.
     """
-    text = str(_numba_signature(signature))  # a tuple shows its types' names, fields too
-    float64 = "float64" in text or "complex128" in text
+    float64 = "float64" in str(signature) or "complex128" in str(signature)  # a tuple's too
     return _ptx_findings(ptx_of(kernel, signature, cc=cc), float64=float64)
 
 
