@@ -176,8 +176,36 @@ def test_guide_kernel_passes_the_simulator_and_ptx_tests(
     install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
     run([*install, *numba_cuda], cwd=built.project)
     sim = run_pytest_of(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)
-    assert sim.count("PASSED") == 10, sim
+    assert sim.count("PASSED") == 12, sim
+    assert sim.count("test_pi_hits_kernel_draws_what_the_twin_draws[") == 2  # equal to the twin
     ptx = run_pytest_of(
         built, "-v", *sorted(map(str, Path(built.project).glob("tests/test_*_ptx.py")))
     )
     assert "test_my_kernels_ptx.py::test_abs_diff_kernel_compiles_to_ptx[float64] PASSED" in ptx
+    assert "test_my_kernels_ptx.py::test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx
+
+
+@pytest.mark.slow
+def test_guide_kernels_compile_to_ptx_with_numba_cuda_too(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    # The simulator's compiler, and the target a failed numba-cuda-mlir import falls back to:
+    # the guide's random draws must build there as well. numba-cuda-mlir is hidden from import.
+    built, _ = guided
+    numba_cuda = MATRIX["majors"][str(built.cuda_majors()[-1])]["simulator"]
+    run(
+        ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba_cuda],
+        cwd=built.project,
+    )
+    hide = "import sys, pytest; sys.modules['numba_cuda_mlir.cuda'] = None; sys.exit(pytest.main())"
+    cmd = [
+        str(built.venv_python),
+        "-c",
+        hide,
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "tests/test_my_kernels_ptx.py",
+    ]
+    ptx = run(cmd, cwd=built.project, env={"NUMBA_ENABLE_CUDASIM": "0"})
+    assert "test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx
