@@ -8,6 +8,7 @@ the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and the stric
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -118,6 +119,39 @@ def test_guide_tests_pass_with_the_projects_own(guided: tuple[Built, dict[str, s
     assert " failed" not in out
     for name in ("test_stats.py", "test_ops.py", "test_my_kernels.py", "test_my_cupy_kernels.py"):
         assert name not in out, f"{name} was skipped:\n{out}"  # -rs lists skipped files
+
+
+# Random123's known answers for Philox4x32-10 (kat_vectors): key words, counter words, output.
+PHILOX_ANSWERS = [
+    ((0, 0), (0, 0, 0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((2**32 - 1,) * 2, (2**32 - 1,) * 4, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    (
+        (0xA4093822, 0x299F31D0),
+        (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+        (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1),
+    ),
+]
+# The guide's generator, as Python and compiled, on each answer's key and counter.
+_PHILOX_PROBE = """
+import json, sys
+import numpy as np
+from {package}.my_kernels import _philox, philox_source
+seen = []
+for (k0, k1), (c0, c1, c2, c3), _ in json.loads(sys.argv[1]):
+    seed, i, j = (np.uint64(lo | hi << 32) for lo, hi in ((k0, k1), (c0, c1), (c2, c3)))
+    seen += [[int(w) for w in f(seed, i, j)] for f in (philox_source, _philox)]
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+def test_guide_random_draws_give_philoxs_known_answers(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    built, _ = guided
+    probe = _PHILOX_PROBE.format(package=built.answer("package_name"))
+    out = run([str(built.venv_python), "-c", probe, json.dumps(PHILOX_ANSWERS)], cwd=built.project)
+    assert json.loads(out) == [list(words) for _, _, words in PHILOX_ANSWERS for _ in range(2)]
 
 
 @pytest.mark.slow

@@ -179,9 +179,8 @@ def _numba_stream(pointer: int, device: int | None) -> Any:
 
 
 # --- kernels -------------------------------------------------------------------------------------
-# Every index is 64-bit: the block index is widened before it is multiplied. Not `cuda.grid(1)`:
-# numba-cuda-mlir 0.6 computes it in 32 bits (lowering/cuda.py, _compute_global_tid), so past
-# 2**31 - 1 elements the index wraps negative and the rest of the array is silently skipped.
+# Every index is 64-bit, not `cuda.grid(1)` (the module docstring says why): numba-cuda-mlir 0.6
+# computes that in 32 bits (lowering/cuda.py, _compute_global_tid).
 
 
 def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
