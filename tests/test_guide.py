@@ -154,6 +154,45 @@ def test_guide_random_draws_give_philoxs_known_answers(
     assert json.loads(out) == [list(words) for _, _, words in PHILOX_ANSWERS for _ in range(2)]
 
 
+# The two ways of wrapping a uint64 product that the guide warns against, with the JIT on or off
+# (argv[1]): NumPy scalars, and Python ints masked to 64 bits.
+_WRAP_PROBE = """
+import json, os, sys, warnings
+os.environ["NUMBA_DISABLE_JIT"] = sys.argv[1]
+import numba, numpy as np
+warnings.simplefilter("error")
+def scalars(i):
+    return (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(1)
+def masked(i):
+    return ((i * 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF) >> 1
+seen = []
+for function in (scalars, masked):
+    try:
+        seen.append(int(numba.njit(function)(3)))
+    except RuntimeWarning as exc:
+        seen.append(str(exc))
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jit", [True, False])
+def test_guide_wrapping_traps_are_what_it_says(
+    guided: tuple[Built, dict[str, str]], jit: bool
+) -> None:
+    # Why the guide's Philox never wraps: should Numba or NumPy change, this fails first.
+    built, _ = guided
+    out = run([str(built.venv_python), "-c", _WRAP_PROBE, "0" if jit else "1"], cwd=built.project)
+    right = (3 * 0x9E3779B97F4A7C15 % 2**64) >> 1
+    scalars, masked = json.loads(out)
+    if (
+        jit
+    ):  # NumPy scalars wrap silently; Numba computes Python ints as int64: >> shifts the sign in
+        assert (scalars, masked != right) == (right, True)
+    else:  # NumPy scalars warn (an error under filterwarnings); Python ints are exact
+        assert ("overflow" in str(scalars), masked) == (True, right)
+
+
 @pytest.mark.slow
 def test_gpu_branch_guard_insists_on_a_test_for_the_users_dispatcher(
     guided: tuple[Built, dict[str, str]],
