@@ -8,6 +8,7 @@ the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and the stric
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -120,6 +121,78 @@ def test_guide_tests_pass_with_the_projects_own(guided: tuple[Built, dict[str, s
         assert name not in out, f"{name} was skipped:\n{out}"  # -rs lists skipped files
 
 
+# Random123's known answers for Philox4x32-10 (kat_vectors): key words, counter words, output.
+PHILOX_ANSWERS = [
+    ((0, 0), (0, 0, 0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((2**32 - 1,) * 2, (2**32 - 1,) * 4, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    (
+        (0xA4093822, 0x299F31D0),
+        (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+        (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1),
+    ),
+]
+# The guide's generator, as Python and compiled, on each answer's key and counter.
+_PHILOX_PROBE = """
+import json, sys
+import numpy as np
+from {package}.my_kernels import _philox, philox_source
+seen = []
+for (k0, k1), (c0, c1, c2, c3), _ in json.loads(sys.argv[1]):
+    seed, i, j = (np.uint64(lo | hi << 32) for lo, hi in ((k0, k1), (c0, c1), (c2, c3)))
+    seen += [[int(w) for w in f(seed, i, j)] for f in (philox_source, _philox)]
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+def test_guide_random_draws_give_philoxs_known_answers(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    built, _ = guided
+    probe = _PHILOX_PROBE.format(package=built.answer("package_name"))
+    out = run([str(built.venv_python), "-c", probe, json.dumps(PHILOX_ANSWERS)], cwd=built.project)
+    assert json.loads(out) == [list(words) for _, _, words in PHILOX_ANSWERS for _ in range(2)]
+
+
+# The two ways of wrapping a uint64 product that the guide warns against, with the JIT on or off
+# (argv[1]): NumPy scalars, and Python ints masked to 64 bits.
+_WRAP_PROBE = """
+import json, os, sys, warnings
+os.environ["NUMBA_DISABLE_JIT"] = sys.argv[1]
+import numba, numpy as np
+warnings.simplefilter("error")
+def scalars(i):
+    return (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(1)
+def masked(i):
+    return ((i * 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF) >> 1
+seen = []
+for function in (scalars, masked):
+    try:
+        seen.append(int(numba.njit(function)(3)))
+    except RuntimeWarning as exc:
+        seen.append(str(exc))
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jit", [True, False])
+def test_guide_wrapping_traps_are_what_it_says(
+    guided: tuple[Built, dict[str, str]], jit: bool
+) -> None:
+    # Why the guide's Philox never wraps: should Numba or NumPy change, this fails first.
+    built, _ = guided
+    out = run([str(built.venv_python), "-c", _WRAP_PROBE, "0" if jit else "1"], cwd=built.project)
+    right = (3 * 0x9E3779B97F4A7C15 % 2**64) >> 1
+    scalars, masked = json.loads(out)
+    if (
+        jit
+    ):  # NumPy scalars wrap silently; Numba computes Python ints as int64: >> shifts the sign in
+        assert (scalars, masked != right) == (right, True)
+    else:  # NumPy scalars warn (an error under filterwarnings); Python ints are exact
+        assert ("overflow" in str(scalars), masked) == (True, right)
+
+
 @pytest.mark.slow
 def test_gpu_branch_guard_insists_on_a_test_for_the_users_dispatcher(
     guided: tuple[Built, dict[str, str]],
@@ -176,8 +249,36 @@ def test_guide_kernel_passes_the_simulator_and_ptx_tests(
     install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
     run([*install, *numba_cuda], cwd=built.project)
     sim = run_pytest_of(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)
-    assert sim.count("PASSED") == 10, sim
+    assert sim.count("PASSED") == 12, sim
+    assert sim.count("test_pi_hits_kernel_draws_what_the_twin_draws[") == 2  # equal to the twin
     ptx = run_pytest_of(
         built, "-v", *sorted(map(str, Path(built.project).glob("tests/test_*_ptx.py")))
     )
     assert "test_my_kernels_ptx.py::test_abs_diff_kernel_compiles_to_ptx[float64] PASSED" in ptx
+    assert "test_my_kernels_ptx.py::test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx
+
+
+@pytest.mark.slow
+def test_guide_kernels_compile_to_ptx_with_numba_cuda_too(
+    guided: tuple[Built, dict[str, str]],
+) -> None:
+    # The simulator's compiler, and the target a failed numba-cuda-mlir import falls back to:
+    # the guide's random draws must build there as well. numba-cuda-mlir is hidden from import.
+    built, _ = guided
+    numba_cuda = MATRIX["majors"][str(built.cuda_majors()[-1])]["simulator"]
+    run(
+        ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python), *numba_cuda],
+        cwd=built.project,
+    )
+    hide = "import sys, pytest; sys.modules['numba_cuda_mlir.cuda'] = None; sys.exit(pytest.main())"
+    cmd = [
+        str(built.venv_python),
+        "-c",
+        hide,
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "tests/test_my_kernels_ptx.py",
+    ]
+    ptx = run(cmd, cwd=built.project, env={"NUMBA_ENABLE_CUDASIM": "0"})
+    assert "test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx

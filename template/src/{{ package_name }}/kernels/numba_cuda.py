@@ -295,10 +295,11 @@ def ptx_unavailable() -> str | None:
     return None
 
 
-def ptx_of(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -> str:
+def ptx_of(kernel: Any, signature: str | tuple[Any, ...], *, cc: tuple[int, int] = PTX_CC) -> str:
     """A kernel's PTX (``@cuda.jit`` or its function) for ``signature``, without a GPU.
 
-    The signature is a string, ``"void(float32, float32[::1])"``: each target has its own types.
+    The signature is a string, ``"void(float32, float32[::1])"``, or a tuple of the target's own
+    types (``cuda.types``; a record array, which a string cannot name: ``from_dtype(dtype)[::1]``).
     """
     # The dispatcher's function, not the dispatcher: numba-cuda-mlir would store `cc` in it.
     function = getattr(kernel, "py_func", kernel)
@@ -328,7 +329,9 @@ def _compute_capability(cc: tuple[int, int]) -> Iterator[None]:
         tools._cached_cc = None
 
 
-def ptx_problems(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -> list[str]:
+def ptx_problems(
+    kernel: Any, signature: str | tuple[Any, ...], *, cc: tuple[int, int] = PTX_CC
+) -> list[str]:
     """What is wrong in a kernel's PTX for ``signature`` (see :func:`ptx_of`); empty when nothing.
 
     - The block index or grid size in 32-bit arithmetic: a global index past ``2**31 - 1``
@@ -337,7 +340,7 @@ def ptx_problems(kernel: Any, signature: str, *, cc: tuple[int, int] = PTX_CC) -
     - float64 instructions where ``signature`` has no float64 (or complex128): a literal or a
       conversion computing in float64, at 1/32 to 1/64 of the float32 rate on most GPUs.
     """
-    float64 = "float64" in signature or "complex128" in signature
+    float64 = "float64" in str(signature) or "complex128" in str(signature)  # a tuple's too
     return _ptx_findings(ptx_of(kernel, signature, cc=cc), float64=float64)
 
 
