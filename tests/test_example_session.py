@@ -27,13 +27,12 @@ def test_a_folder_holding_the_checkout_is_refused(tmp_path: Path) -> None:
         render_example.check_destination(tmp_path, root=checkout)
 
 
-def test_a_folder_inside_the_checkout_is_refused_before_anything_is_written(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_a_folder_inside_the_checkout_is_refused(tmp_path: Path) -> None:
     # Under template/ the render would ride along in every later render.
-    assert render_example.main([str(REPO_ROOT / "template" / "demo")]) == 2
-    assert "lies inside it" in capsys.readouterr().err
-    assert not (REPO_ROOT / "template" / "demo").exists()
+    checkout = tmp_path / "cuda-template"
+    (checkout / "template").mkdir(parents=True)
+    with pytest.raises(render_example.ExampleError, match="lies inside it"):
+        render_example.check_destination(checkout / "template" / "demo", root=checkout)
 
 
 def test_the_default_folder_lies_outside_the_checkout() -> None:
@@ -42,13 +41,13 @@ def test_the_default_folder_lies_outside_the_checkout() -> None:
 
 
 def test_an_answer_given_first_is_refused_instead_of_becoming_the_folder(
-    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # where a folder named `dask=true` would appear
     assert render_example.main(["dask=true"]) == 2
-    assert (
-        "'dask=true' is an answer, not a folder: give the folder first" in capsys.readouterr().err
-    )
-    assert not Path("dask=true").exists()
+    said = capsys.readouterr().err
+    assert "'dask=true' is an answer, not a folder: give the folder first" in said
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_folder_of_other_files_is_refused(tmp_path: Path) -> None:
