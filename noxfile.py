@@ -131,8 +131,9 @@ def docs_pages(session: nox.Session) -> None:
 def example(session: nox.Session) -> None:
     """Render a project from this checkout for a look: `nox -s example -- DIR [key=value ...]`."""
     session.install("copier>=9.18")
-    # The script refuses a folder that is neither new, empty nor an earlier render (the
-    # checkout itself, with `-- .`) and an answer without `=`, before Copier writes anything.
+    # The script refuses a folder that is neither new, empty nor a clean earlier example render
+    # (a real project, the checkout or a folder inside it) and a misplaced answer, before Copier
+    # writes anything.
     session.run(
         "python",
         "tools/render_example.py",

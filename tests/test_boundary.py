@@ -40,6 +40,7 @@ USER_OWNED = [
     "docs/extending.md",
     "src/*/__init__.py",
     "tests/project_fixtures.py",  # written once (`_skip_if_exists`), the user's from then on
+    "docs/guide/*",  # the user's pages; the first written once (`_skip_if_exists`)
 ]
 RENDERS = ["defaults", "no-libraries", "all-majors"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime
 import json
 import keyword
-import sys
+import shutil
+import subprocess
 import tomllib
 import unicodedata
 from pathlib import Path
@@ -90,6 +91,12 @@ REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
         {"package_name": "json"},
         "'json' is a standard-library module; your package would shadow it. Try 'json_gpu'.",
     ),
+    "stdlib-3.14-package": (
+        {"package_name": "compression"},
+        "'compression' is a standard-library module; your package would shadow it.",
+    ),
+    "stdlib-3.15-package": ({"package_name": "profiling"}, "'profiling' is a standard-library"),
+    "cpython-test-package": ({"package_name": "test"}, "'test' is a standard-library module"),
     "project-test-folder-as-package": (
         {"package_name": "tests"},
         "'tests' is already taken inside the generated project (its tests/ folder); the two would "
@@ -270,10 +277,43 @@ def test_template_needs_no_trust() -> None:
         assert setting not in text
 
 
-def test_stdlib_list_covers_the_running_interpreter() -> None:
-    listed = set(load_computed("stdlib_modules"))
-    public = {name for name in sys.stdlib_module_names if not name.startswith("_")}
-    assert public - listed == set()
+def _recorded_pythons() -> list[str]:
+    recorded = load_computed("stdlib_pythons")
+    minors = range(int(recorded["oldest"][2:]), int(recorded["newest"][2:]) + 1)
+    return [f"3.{minor}" for minor in minors]
+
+
+def _shipped_by(spec: str) -> list[str]:
+    """The Pythons of an entry: "3.10-3.12", or "3.14-" (to the newest recorded)."""
+    recorded = _recorded_pythons()
+    first, _, last = spec.partition("-")
+    return recorded[recorded.index(first) : recorded.index(last or recorded[-1]) + 1]
+
+
+def test_stdlib_records_reach_every_python_a_render_supports_or_tests() -> None:
+    preview = [py.rstrip("t") for py in load_computed("cuda_matrix")["preview_pythons"]]
+    assert {*python_support().versions, *preview} <= set(_recorded_pythons())
+    for name, spec in load_computed("stdlib_modules").items():
+        assert _shipped_by(spec), name
+
+
+@pytest.mark.parametrize("version", _recorded_pythons())
+def test_stdlib_entry_of_each_installed_python_is_its_stdlib_module_names(version: str) -> None:
+    # Each interpreter answers for itself, not the one the suite runs on; one not installed
+    # here is skipped (its entry comes from CPython's Python/stdlib_module_names.h).
+    python = shutil.which(f"python{version}")
+    code = "import sys; print(*sorted(sys.stdlib_module_names))"
+    run = subprocess.run([python or "false", "-c", code], capture_output=True, text=True)
+    if run.returncode:
+        pytest.skip(f"Python {version} is not installed here")
+    public = {name for name in run.stdout.split() if not name.startswith("_")}
+    listed = {
+        name
+        for name, spec in load_computed("stdlib_modules").items()
+        if version in _shipped_by(spec)
+    }
+    # CPython leaves its own test package out of sys.stdlib_module_names; the list refuses it.
+    assert listed == public | {"test"}
 
 
 def test_keyword_list_is_pythons() -> None:

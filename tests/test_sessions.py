@@ -202,6 +202,9 @@ class RecordingSession:
     def error(self, message: str) -> None:
         raise SessionError(message)
 
+    def log(self, message: str) -> None:
+        self.calls.append(("log", message))
+
     def warn(self, message: str) -> None:
         self.calls.append(("warn", message))
 
@@ -234,6 +237,42 @@ def gpu_noxfile(render: Render) -> Any:
     noxfile.real_pycuda_unbuildable = noxfile._pycuda_unbuildable
     noxfile._pycuda_unbuildable = lambda: None  # a runner with the CUDA toolkit and g++
     return noxfile
+
+
+@pytest.fixture(scope="module")
+def examples_project(render: Render) -> Path:
+    """A render with every worked example (their benchmark rows) and the docs site."""
+    return render({"examples": ALL_EXAMPLES, "docs": "sphinx"}, name="examples-sessions")
+
+
+def test_bench_session_runs_the_scripts_and_not_the_row_files_they_import(
+    examples_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    noxfile = load_noxfile(examples_project, "bench_noxfile")
+    monkeypatch.setattr(noxfile, "_no_gpu_reason", lambda: "no GPU here")
+    monkeypatch.chdir(examples_project)
+    session = RecordingSession()
+    noxfile.bench(session)
+    benchmarks = Path("benchmarks")
+    rows = sorted(str(path) for path in benchmarks.glob("kernels_*.py"))
+    assert rows, "the render has no row files: the test proves nothing"
+    scripts = [call[2] for call in session.calls if call[:2] == ("run", "python")]
+    assert scripts == sorted(str(path) for path in benchmarks.glob("*.py") if str(path) not in rows)
+
+
+def test_docs_session_builds_from_nothing_so_no_page_of_a_removed_module_stays(
+    examples_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    noxfile = load_noxfile(examples_project, "docs_noxfile")
+    monkeypatch.chdir(examples_project)
+    stale = [Path("docs/generated/my_gpu_project.gone.rst"), Path("docs/_build/html/gone.html")]
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("a module renamed since", "utf-8")
+    session = RecordingSession()
+    noxfile.docs(session)
+    assert [path for path in stale if path.exists()] == []
+    assert [call[1] for call in session.calls if call[0] == "run"] == ["sphinx-build"]
 
 
 def _driver(version: str) -> tuple[int, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shlex
 import subprocess
@@ -28,6 +29,7 @@ from conftest import (
     update_project,
 )
 from template_data import python_support
+from test_docs import toctree_entries
 
 
 @pytest.fixture(scope="module")
@@ -370,7 +372,8 @@ def test_update_check_names_the_edited_file_an_update_would_delete(
     checked = update_check(edited_numba_project, "gpu_libraries=[cupy]")
     assert checked.returncode == 1, checked.stdout + checked.stderr
     lines = checked.stdout.splitlines()
-    assert "DELETES tests/test_kernels_numba.py, which you changed since it was rendered" in lines
+    deletes = "DELETES tests/test_kernels_numba.py, which you changed: move your code into a file"
+    assert any(line.startswith(deletes) for line in lines), lines
     # Files the user never touched are listed as such, and the work tree is left as it was.
     assert any(line.startswith("deletes benchmarks/kernels.py (unchanged") for line in lines)
     assert git("status", "--porcelain", cwd=edited_numba_project) == ""
@@ -379,6 +382,59 @@ def test_update_check_names_the_edited_file_an_update_would_delete(
 def test_update_check_passes_an_update_that_loses_nothing(edited_numba_project: Path) -> None:
     checked = update_check(edited_numba_project, "license=BSD-3-Clause")
     assert (checked.returncode, checked.stdout.strip()) == (0, "The update loses nothing of yours.")
+
+
+def test_update_check_refuses_a_list_answer_given_as_a_word_without_a_traceback(
+    edited_numba_project: Path,
+) -> None:
+    checked = update_check(edited_numba_project, "examples=stencil")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "copier update would stop here, changing nothing" in checked.stdout
+    assert "Not a YAML list: 'stencil'" in checked.stdout
+    assert "Traceback" not in checked.stderr
+
+
+def test_update_check_names_a_misspelt_data_key_the_update_would_ignore(
+    edited_numba_project: Path,
+) -> None:
+    checked = update_check(edited_numba_project, "daks=true")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "copier update ignores --data daks" in checked.stdout
+
+
+def add_user_page(project: Path, page: str) -> None:
+    (project / page).write_text("# Results\n\nWhat our kernels measured.\n", "utf-8")
+
+
+def test_a_users_page_in_docs_guide_is_listed_and_an_update_adding_pages_leaves_it_alone(
+    render: Render,
+) -> None:
+    # The reproduction: a project with one page of its own, then `--data dask=true`,
+    # which adds the template's scale-out page to the index's toctree.
+    project = render({"docs": "sphinx"}, name="user-page")
+    add_user_page(project, "docs/guide/results.md")
+    committed(project)
+    update_project(project, WORKING_TREE_TAG, {"dask": True})
+    index = (project / "docs" / "index.md").read_text("utf-8")
+    assert "<<<<<<<" not in index
+    entries = toctree_entries(index)
+    assert "scale-out" in entries
+    assert any(fnmatch.fnmatchcase("guide/results", entry) for entry in entries), entries
+    assert ":glob:" in index  # Sphinx expands `guide/*` only under this option
+    assert git("status", "--porcelain", "--", "docs/guide", cwd=project) == ""
+
+
+def test_update_check_names_the_file_an_update_would_leave_conflicted(render: Render) -> None:
+    # The old way: the page listed in the index's toctree, beside the lines dask adds there.
+    project = render({"docs": "sphinx"}, name="conflicted-page")
+    add_user_page(project, "docs/results.md")
+    index = project / "docs" / "index.md"
+    index.write_text(index.read_text("utf-8").replace("\ngpu\n", "\ngpu\nresults\n"), "utf-8")
+    committed(project)
+    checked = update_check(project, "dask=true")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "CONFLICTS docs/index.md: your lines and the template's" in checked.stdout
+    assert "The update loses nothing of yours." not in checked.stdout
 
 
 def test_answering_the_majors_again_leaves_the_projects_changelog_as_it_was(

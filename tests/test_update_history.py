@@ -239,7 +239,7 @@ def user_files(package: str) -> dict[str, str]:
             'if __name__ == "__main__":\n'
             "    print(sum(scale([1.0] * 1000, 2.0)))\n"
         ),
-        "docs/my_page.md": "# My page\n\nWhat my operations do.\n",
+        "docs/guide/my_page.md": "# My page\n\nWhat my operations do.\n",
     }
 
 

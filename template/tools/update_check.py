@@ -1,18 +1,13 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """What a ``copier update`` would do to your edits, found on a scratch clone before you run it.
 
-Copier deletes every file that the new render no longer has (a library you dropped, a test the
-template retired), whether you edited it or not, and says nothing. And under ``--defaults`` it
-replaces an answer that another change makes invalid by that question's default. This script
-runs the same update (the same ``--data`` and ``--vcs-ref``) on a clone of your last commit, so
-your work tree is never touched, and lists:
+This script runs the same update (the same ``--data`` and ``--vcs-ref``) on a clone of your last
+commit, so your work tree is never touched, and lists what Copier would do without a word
+(docs/updating.md): delete a file you changed, leave a conflict, reset or drop an answer, or
+ignore a ``--data`` no question takes.
 
-- the files the update would delete that you changed since they were rendered;
-- the answers it would change that you did not give with ``--data``.
-
-Exit status: 0 when nothing of yours would be lost, 1 when something would (the list says
-what to do), 2 when the check itself cannot run (uncommitted changes, no answers file).
-Run it with ``nox -s update_check -- --data key=value ...``, which installs Copier.
+Exit status: 0 when nothing of yours is touched, 1 when something is (each line says what to do),
+2 when the check cannot run. Run it with ``nox -s update_check -- --data key=value ...``.
 """
 
 from __future__ import annotations
@@ -78,6 +73,12 @@ def edited_deletions(project: Path, scratch: Path, previous: Path) -> tuple[list
     return edited, unchanged
 
 
+def conflicted(scratch: Path) -> list[str]:
+    """Files left unmerged (Copier marks inline conflicts as git merge does) or rejected (.rej)."""
+    names = git("status", "--porcelain", "--ignored", "-z", cwd=scratch).split("\0")
+    return [n[3:] for n in names if "U" in n[:2] or n[:2] in {"AA", "DD"} or n.endswith(".rej")]
+
+
 def reset_answers(
     before: dict[str, Any], after: dict[str, Any], given: set[str]
 ) -> dict[str, tuple[Any, Any]]:
@@ -89,39 +90,30 @@ def reset_answers(
     }
 
 
-def report(edited: list[str], unchanged: list[str], reset: dict[str, tuple[Any, Any]]) -> int:
-    """Print what the update would do; 1 when any of it loses something of yours."""
+def report(
+    edited: list[str], unchanged: list[str], reset: dict[str, tuple[Any, Any]], conflicts: list[str]
+) -> int:
+    """Print what the update would do and what to do first; 1 when any of it touches yours."""
     for name in unchanged:
         print(f"deletes {name} (unchanged since rendered: nothing of yours is lost)")
     for name in edited:
-        print(f"DELETES {name}, which you changed since it was rendered")
-    dropped = [key for key, (_, new) in reset.items() if new is None]
+        print(f"DELETES {name}, which you changed: move your code into a file of your own")
+    for name in conflicts:
+        print(f"CONFLICTS {name}: your lines and the template's, both kept for you to resolve")
     for key, (old, new) in reset.items():
-        if new is None:
-            print(f"DROPS {key}: {old!r} (the new answers no longer ask it)")
-        else:
-            print(f"RESETS {key}: {old!r} -> {new!r}")
-    if edited:
+        if new is None:  # asked again later, the question starts from its default
+            print(f"DROPS {key}: {old!r}, no longer asked: note it down to give it again later")
+        else:  # under --defaults, an answer the change makes invalid takes the default
+            print(f"RESETS {key}: {old!r} -> {new!r}: give --data {key}=... with the one you want")
+    if edited or conflicts:
         print(
-            "\nCopier deletes a file the new render drops even when you edited it, and shows no\n"
-            "conflict. Move your code into files of your own first (docs/extending.md says\n"
-            "where each kind goes), or after the update get a file back with\n"
-            "`git show HEAD:<file>` before you commit."
+            "\nCopier says nothing of these. docs/extending.md says where your code goes, and\n"
+            "docs/updating.md how to resolve a conflict; `git show HEAD:<file>` after the update\n"
+            "gets a deleted file back."
         )
-    if len(dropped) < len(reset):
-        pairs = " ".join(f"--data {key}=..." for key in reset if key not in dropped)
-        print(
-            "\nThe change makes these answers invalid, and `copier update --defaults` would put\n"
-            f"their defaults in their place. Give each the value you want: {pairs}"
-        )
-    if dropped:
-        print(
-            "\nA question the new answers no longer ask loses its answer; asked again later, it\n"
-            "starts from its default. Note the answer down if you will want it back."
-        )
-    if not (edited or reset):
+    if not (edited or reset or conflicts):
         print("The update loses nothing of yours.")
-    return 1 if edited or reset else 0
+    return 1 if edited or reset or conflicts else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,12 +138,17 @@ def main(argv: list[str] | None = None) -> int:
                 scratch, data=data, vcs_ref=args.vcs_ref, defaults=True, overwrite=True,
                 unsafe=False, quiet=True, conflict="inline",
             )  # fmt: skip
-        except ValueError as refused:  # a validator's refusal: it says what to answer
+        except (ValueError, TypeError) as refused:  # a validator's, or a list given as a word
             print(f"copier update would stop here, changing nothing:\n{refused}")
             return 1
+        after = read_answers(scratch)
+        if ignored := sorted(set(data) - set(after)):
+            print(f"copier update ignores --data {', '.join(ignored)}: no question by that name")
+            return 1
         edited, unchanged = edited_deletions(project, scratch, previous)
-        reset = reset_answers(before, read_answers(scratch), set(data))
-    return report(edited, unchanged, reset)
+        reset = reset_answers(before, after, set(data))
+        conflicts = conflicted(scratch)
+    return report(edited, unchanged, reset, conflicts)
 
 
 if __name__ == "__main__":

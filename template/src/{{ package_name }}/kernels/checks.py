@@ -137,7 +137,7 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # One global look-up each on the cheap path, where `np.ndarray` and FLOAT_DTYPES[0] take two.
 _FLOAT32, _FLOAT64 = FLOAT_DTYPES
 _NDARRAY = np.ndarray
-_PLAIN_NUMBERS = (float, int)  # exactly these types: a bool, an int to Python, takes the ABC's way
+_PLAIN_NUMBERS = (float, int)  # exactly these types: a bool, an int to Python, is refused
 
 _NO_SIZES: Mapping[str, int] = MappingProxyType({})
 
@@ -284,19 +284,22 @@ def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
 
 
 def scalar(name: str, label: str, value: object, dtype: np.dtype[Any]) -> Any:
-    """``value`` as a scalar of ``dtype``; TypeError for None, complex numbers, strings, arrays.
+    """``value`` as a scalar of ``dtype``; TypeError for None, bools, complex, strings, arrays.
 
     ``numpy.float64(None)`` is NaN, so without this check ``axpy(None, x, y)`` would quietly
     return NaNs.
     """
-    if type(value) in _PLAIN_NUMBERS:  # the usual answer, before the ABC's look-up
+    try:  # free unless raised: the common float pays nothing for the overflow's message
+        if type(value) in _PLAIN_NUMBERS:  # the usual answer, before the ABC's look-up
+            return dtype.type(value)
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+            raise TypeError(
+                f"{name}: {label} must be a real number, got {type(value).__name__} {value!r}; "
+                f"pass a float (for a 0-d array: float({label}))"
+            )
         return dtype.type(value)
-    if not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name}: {label} must be a real number, got {type(value).__name__} {value!r}; "
-            f"pass a float (for a 0-d array: float({label}))"
-        )
-    return dtype.type(value)
+    except OverflowError:  # an int past 2**1024: Python's own message names no argument
+        raise OverflowError(f"{name}: {label} overflows {dtype}: pass a smaller number") from None
 
 
 def _inputs(
