@@ -116,6 +116,7 @@ def test_read_the_docs_builds_as_the_docs_session_does(render: Render) -> None:
     assert "uv sync --locked --no-default-groups --group docs" in install
     (html,) = config["build"]["jobs"]["build"]["html"]
     noxfile = (project / "noxfile.py").read_text("utf-8")
-    for flag in ("-W", "-n", "--keep-going", "-E"):
+    # The session builds from nothing (it removes docs/_build first); Read the Docs does too.
+    for flag in ("-W", "-n", "--keep-going"):
         assert f'"{flag}"' in noxfile
         assert f" {flag} " in html

@@ -283,7 +283,8 @@ def changed_user_files(project: Path) -> list[str]:
 
 
 def test_exclude_reads_newer_values_with_a_default() -> None:
-    """Every name an `_exclude` block reads bare is an answer the first version already had."""
+    """Every name an `_exclude` block reads bare (no default, no `is defined` guard) is an answer
+    the first version already had."""
 
     def bare_names(block: str) -> set[str]:
         tree = jinja2.Environment().parse(block)
@@ -293,10 +294,16 @@ def test_exclude_reads_newer_values_with_a_default() -> None:
             if f.name == "default" and isinstance(f.node, nodes.Name)
         }
         bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx != "load"}
+        # `examples is defined and ...` guards every later read of the name in the block.
+        guarded = {
+            t.node.name
+            for t in tree.find_all(nodes.Test)
+            if t.name == "defined" and isinstance(t.node, nodes.Name)
+        }
         return {
             n.name
             for n in tree.find_all(nodes.Name)
-            if n.ctx == "load" and id(n) not in defaulted and n.name not in bound
+            if n.ctx == "load" and id(n) not in defaulted and n.name not in bound | guarded
         }
 
     read_bare = {name: block for block in exclude_blocks() for name in bare_names(block)}

@@ -5,7 +5,7 @@ list: .github/workflows/gpu.yml runs one leg per major and answer set from it, s
 major is a new leg without an edit to the workflow.
 
 `python tools/gpu_renders.py run NAME` (`nox -s tests_gpu -- NAME`) renders the answer set NAME
-(`defaults` or `all-options`, tools/lint_renders.py's) from the working tree into build/gpu/NAME,
+(`defaults` or `all-options`, two of tools/lint_renders.py's) from the working tree into build/gpu/NAME,
 owned tests laid in, and runs the render's own `nox -s tests_gpu` (the doctor's probe, then every
 test with REQUIRE_GPU=1) and `nox -s bench` for the major in CUDA_MAJOR, as a project's GPU job
 does. The benchmark tables are kept in build/gpu/bench-NAME-cudaNN.txt. A driver too old for the
@@ -25,6 +25,8 @@ from pathlib import Path
 from template_data import ROOT, load_computed
 
 OUT = ROOT / "build" / "gpu"
+# Of the answer sets `nox -s lint` checks, the two a GPU tests: the defaults and every option.
+RENDERS = ("defaults", "all-options")
 USAGE = "usage: python tools/gpu_renders.py majors | run NAME  (NAME: defaults, all-options)"
 
 
@@ -39,7 +41,7 @@ def render(name: str, out: Path = OUT) -> Path:
     from conftest import WORKING_TREE_TAG, copy_template, git, isolation, snapshot_working_tree
     from lint_renders import answer_sets
 
-    answers = answer_sets()
+    answers = {key: value for key, value in answer_sets().items() if key in RENDERS}
     if name not in answers:
         raise SystemExit(f"{name!r} is not an answer set: give one of {', '.join(answers)}")
     project = out / name
