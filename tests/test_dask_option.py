@@ -39,8 +39,14 @@ def pyproject(project: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module", params=[True, False], ids=["dask", "no-dask"])
 def dask_render(request: pytest.FixtureRequest, render: Render) -> tuple[bool, Path]:
-    """CuPy and the docs site, with and without the option."""
-    answers = {"dask": request.param, "gpu_libraries": ["cupy"], "docs": "sphinx"}
+    """CuPy, the docs site and the benchmarks (scale_out.py is a row of both), with and without
+    the option."""
+    answers = {
+        "dask": request.param,
+        "gpu_libraries": ["cupy"],
+        "docs": "sphinx",
+        "benchmarks": True,
+    }
     return request.param, render(answers, name=f"dask-{request.param}")
 
 

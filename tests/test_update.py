@@ -372,7 +372,9 @@ def test_update_check_names_the_edited_file_an_update_would_delete(
     lines = checked.stdout.splitlines()
     assert "DELETES tests/test_kernels_numba.py, which you changed since it was rendered" in lines
     # Files the user never touched are listed as such, and the work tree is left as it was.
-    assert any(line.startswith("deletes benchmarks/kernels.py (unchanged") for line in lines)
+    assert any(
+        line.startswith("deletes tests/test_kernels_numba_cudasim.py (unchanged") for line in lines
+    )
     assert git("status", "--porcelain", cwd=edited_numba_project) == ""
 
 
