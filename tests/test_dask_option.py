@@ -103,7 +103,12 @@ def test_the_pre_commit_mypy_hook_installs_dask_with_the_option(
 
 
 def test_the_option_renders_python_that_parses_beside_every_library(render: Render) -> None:
-    answers = {"dask": True, "gpu_libraries": ALL_LIBRARIES, "python_min": "3.12"}
+    answers = {
+        "dask": True,
+        "gpu_libraries": ALL_LIBRARIES,
+        "python_min": "3.12",
+        "benchmarks": True,
+    }
     project = render(answers, name="dask-all-libraries")
     parsed = [
         ast.parse((project / name).read_text("utf-8"), filename=name)
