@@ -14,8 +14,10 @@ import yaml
 from conftest import WORKING_TREE_TAG, Render, git, update_project
 from test_ci_files import rendered_noxfile
 
-# What the option brings to a default render (CuPy and Numba).
+# What the option brings to a default render (CuPy and Numba): the scripts, and the table of GPUs'
+# peak bandwidth that only benchmarks/kernels.py reads.
 BENCHMARK_FILES = ["benchmarks/README.md", "benchmarks/import_cost.py", "benchmarks/kernels.py"]
+PEAKS = "src/my_gpu_project/gpu/_devices.py"
 
 
 def recorded(project: Path) -> object:
@@ -32,15 +34,16 @@ def test_a_new_project_starts_without_the_benchmarks(render: Render) -> None:
     project = render({}, name="benchmarks-default")
     assert recorded(project) is False
     assert not (project / "benchmarks").exists()
+    assert not (project / PEAKS).exists()
     assert "benchmarks" not in mypy_files(project)  # mypy fails on a path that does not exist
 
 
 def test_the_answer_brings_the_benchmarks_and_their_type_check(render: Render) -> None:
     project = render({"benchmarks": True}, name="benchmarks-on")
     assert recorded(project) is True
-    assert sorted(
-        p.relative_to(project).as_posix() for p in (project / "benchmarks").iterdir()
-    ) == (BENCHMARK_FILES)
+    found = sorted(p.relative_to(project).as_posix() for p in (project / "benchmarks").iterdir())
+    assert found == BENCHMARK_FILES
+    assert (project / PEAKS).is_file()
     assert "benchmarks" in mypy_files(project)
 
 
