@@ -89,6 +89,7 @@ ALL_OPTIONS: dict[str, Any] = {
     "python_min": "3.12",
     "dask": True,
     "devcontainer": True,
+    "benchmarks": True,
 }
 
 # The render matrix: each entry names the answers it sets; the rest are defaults.
@@ -103,6 +104,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "license": "BSD-3-Clause",
         "examples": ["reductions"],
         "python_min": OLDEST_PYTHON,
+        "benchmarks": True,
     },
     "no-libraries": {
         "gpu_libraries": [],
@@ -120,6 +122,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "ci": "gitlab",
         "license": "Apache-2.0",
         "python_min": "3.12",
+        "benchmarks": True,
     },
     "all-majors": {
         "cuda_majors": MAJORS,
@@ -127,6 +130,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "examples": ALL_EXAMPLES,
         "python_min": "3.13",
         "dask": True,
+        "benchmarks": True,
     },
     # No CuPy: the gpu marker asks the driver, and conftest imports differ; the stencil runs on
     # Numba and the CUDA C routes alone.

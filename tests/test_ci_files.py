@@ -45,7 +45,13 @@ def gitlab(render: Render) -> Path:
 
 
 # Every major of the matrix (the default), so that the job of each is checked.
-HOSTED = {"ci": "github", "gpu_ci": "github-hosted", "gpu_libraries": ["cupy", "numba"]}
+# With the benchmarks: the job runs `nox -s bench` and keeps its figures.
+HOSTED = {
+    "ci": "github",
+    "gpu_ci": "github-hosted",
+    "gpu_libraries": ["cupy", "numba"],
+    "benchmarks": True,
+}
 
 
 @pytest.fixture(scope="module")

@@ -39,8 +39,14 @@ def pyproject(project: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module", params=[True, False], ids=["dask", "no-dask"])
 def dask_render(request: pytest.FixtureRequest, render: Render) -> tuple[bool, Path]:
-    """CuPy and the docs site, with and without the option."""
-    answers = {"dask": request.param, "gpu_libraries": ["cupy"], "docs": "sphinx"}
+    """CuPy, the docs site and the benchmarks (scale_out.py is a row of both), with and without
+    the option."""
+    answers = {
+        "dask": request.param,
+        "gpu_libraries": ["cupy"],
+        "docs": "sphinx",
+        "benchmarks": True,
+    }
     return request.param, render(answers, name=f"dask-{request.param}")
 
 
@@ -97,7 +103,12 @@ def test_the_pre_commit_mypy_hook_installs_dask_with_the_option(
 
 
 def test_the_option_renders_python_that_parses_beside_every_library(render: Render) -> None:
-    answers = {"dask": True, "gpu_libraries": ALL_LIBRARIES, "python_min": "3.12"}
+    answers = {
+        "dask": True,
+        "gpu_libraries": ALL_LIBRARIES,
+        "python_min": "3.12",
+        "benchmarks": True,
+    }
     project = render(answers, name="dask-all-libraries")
     parsed = [
         ast.parse((project / name).read_text("utf-8"), filename=name)

@@ -1,8 +1,10 @@
-"""The rendered project's guide (docs/extending.md) works exactly as written.
+"""The rendered project's guide (docs/extending.md, and the row benchmarks/README.md adds)
+works exactly as written.
 
-A default render gets every file the guide shows, written as the page says and in new files
-only; then the project's own checks run as a user runs them: ruff, ruff format, mypy, pytest,
-the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and the strict docs build.
+A default render with the benchmarks gets every file the pages show, written as the page says
+and in new files only; then the project's own checks run as a user runs them: ruff, ruff
+format, mypy, pytest, the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and
+the strict docs build.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ from conftest import Built, Render, build_and_install, run, run_pytest_of
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
-ANSWERS: dict[str, object] = {}  # the defaults: CuPy and Numba, docs on
+# The defaults (CuPy and Numba, docs on) with the benchmarks, whose README adds a row of the guide's
+# kernel to their table.
+ANSWERS: dict[str, object] = {"benchmarks": True}
+# The pages that show files: the guide, and the benchmarks' README.
+PAGES = ("docs/extending.md", "benchmarks/README.md")
 # A file of the guide: a line holding only its path in backticks and a colon, then its block.
 FILE_BLOCK = re.compile(
     r"^`(?P<path>[^`\s]+)`:\n\n```(?P<lang>\w+)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL
@@ -54,6 +60,13 @@ def template_privates(source: str, package: str) -> list[str]:
     return found
 
 
+def pages_files(project: Path) -> dict[str, str]:
+    """The files of every page of PAGES, by path."""
+    files = [guide_files((project / page).read_text("utf-8")) for page in PAGES]
+    assert sum(map(len, files)) == len({rel for found in files for rel in found})
+    return {rel: body for found in files for rel, body in found.items()}
+
+
 def test_private_imports_of_the_template_are_found() -> None:
     source = "from .kernels import _launch, checks\nfrom p.gpu._arrays import x\nfrom . import _me"
     assert template_privates(source, "p") == ["_launch", "_arrays"]
@@ -62,7 +75,7 @@ def test_private_imports_of_the_template_are_found() -> None:
 def test_guide_code_uses_only_public_names_of_the_template(render: Render) -> None:
     project = render(ANSWERS, name="guide-public")
     package = next(path.name for path in (project / "src").iterdir())
-    files = guide_files((project / "docs" / "extending.md").read_text("utf-8"))
+    files = pages_files(project)
     used = {rel: template_privates(body, package) for rel, body in files.items()}
     assert {rel: names for rel, names in used.items() if names} == {}
 
@@ -71,7 +84,7 @@ def test_guide_code_uses_only_public_names_of_the_template(render: Render) -> No
 def guided(render: Render) -> tuple[Built, dict[str, str]]:
     """A default render with the guide's files added, built and installed."""
     project = render(ANSWERS, name="guided")
-    files = guide_files((project / "docs" / "extending.md").read_text("utf-8"))
+    files = pages_files(project)
     for rel, body in files.items():
         target = project / rel
         assert not target.exists(), f"the guide writes into an existing file: {rel}"

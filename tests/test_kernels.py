@@ -33,6 +33,7 @@ ANSWERS = {
     "cuda_majors": [NEWEST],
     "gpu_libraries": [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["kernels"]],
     "examples": ALL_EXAMPLES,
+    "benchmarks": True,
 }
 # The kernel tests that need neither numba-cuda nor a GPU: CPU paths, argument checks, launch
 # sizes, the benchmark's timing rules, and the PyCUDA and cuda.core routes against fakes.

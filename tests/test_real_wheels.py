@@ -118,6 +118,7 @@ def with_real_wheels(render: Render, major: str, python: str | None = None) -> B
         "cuda_majors": [int(major)],
         "gpu_libraries": ["cupy", "numba"],
         "python_min": python_support().choices[0],
+        "benchmarks": True,  # the import benchmark runs with the real wheels
     }
     name = f"real-{major}" if python is None else f"real-{major}-py{python}"
     built = build_and_install(render(answers, name=name), answers, python=python)

@@ -37,6 +37,7 @@ VARIANTS = {
         "examples": ALL_EXAMPLES,
         "python_min": "3.12",
         "docs": "sphinx",
+        "benchmarks": True,
     },
 }
 
@@ -124,7 +125,17 @@ def test_gpu_session_fails_when_a_gpu_is_required(project: Built) -> None:
     assert "tests_gpu needs an NVIDIA GPU" in result.stderr
 
 
+def test_bench_session_without_benchmarks_is_skipped_naming_the_answer(project: Built) -> None:
+    if project.answer("benchmarks"):
+        pytest.skip("rendered with benchmarks/: the next test runs them")
+    result = nox(project, "-s", "bench")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "`copier update --data benchmarks=true` adds it" in result.stderr
+
+
 def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Built) -> None:
+    if not project.answer("benchmarks"):
+        pytest.skip("rendered without benchmarks/: the test above runs the session there")
     result = nox(project, "-s", "bench", "--", "--quick")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "CPU figures only: nvidia-smi" in result.stderr

@@ -375,7 +375,9 @@ def test_update_check_names_the_edited_file_an_update_would_delete(
     deletes = "DELETES tests/test_kernels_numba.py, which you changed: move your code into a file"
     assert any(line.startswith(deletes) for line in lines), lines
     # Files the user never touched are listed as such, and the work tree is left as it was.
-    assert any(line.startswith("deletes benchmarks/kernels.py (unchanged") for line in lines)
+    assert any(
+        line.startswith("deletes tests/test_kernels_numba_cudasim.py (unchanged") for line in lines
+    )
     assert git("status", "--porcelain", cwd=edited_numba_project) == ""
 
 

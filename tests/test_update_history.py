@@ -428,6 +428,18 @@ def test_update_from_an_earlier_version_is_a_fresh_render_plus_the_users_files(
     assert [rel for rel in want if have[rel] != want[rel]] == []
 
 
+@pytest.mark.slow
+def test_an_update_from_the_last_release_keeps_its_benchmarks(
+    updated_from: Callable[[Sample, str], Updated],
+) -> None:
+    # The release rendered them before the question; a new project starts without them.
+    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
+    project = updated_from(release, "defaults").project
+    assert answers_file(project)["benchmarks"] is True
+    assert (project / "benchmarks" / "kernels.py").is_file()
+    assert (project / "benchmarks" / "import_cost.py").is_file()
+
+
 @pytest.mark.full  # an older sample's update
 @pytest.mark.parametrize("answer_set", ANSWER_SETS)
 def test_an_update_from_a_one_major_version_keeps_its_one_extra(
