@@ -23,8 +23,10 @@ from conftest import (
 from template_data import exclude_blocks, questions
 
 PACKAGE = "my_gpu_project"
-# Both libraries that have examples, so every file of an example is rendered when it is on.
+# Both libraries that have examples, and the benchmark harness that holds their rows, so every
+# file of an example is rendered when it is on.
 LIBRARIES = ["cupy", "numba"]
+ANSWERS: dict[str, Any] = {"gpu_libraries": LIBRARIES, "benchmarks": True}
 
 
 def example_files(example: str) -> list[str]:
@@ -70,7 +72,7 @@ def test_every_example_brings_at_least_a_module_and_a_test() -> None:
 @pytest.fixture(scope="module", params=[[], *([e] for e in ALL_EXAMPLES), ALL_EXAMPLES])
 def example_render(request: pytest.FixtureRequest, render: Render) -> tuple[list[str], Path]:
     chosen: list[str] = request.param
-    answers: dict[str, Any] = {"gpu_libraries": LIBRARIES, "examples": chosen}
+    answers: dict[str, Any] = {**ANSWERS, "examples": chosen}
     return chosen, render(answers, name="examples-" + ("-".join(chosen) or "none"))
 
 
@@ -98,7 +100,7 @@ def test_nothing_in_the_render_names_an_example_that_is_off(
 def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     render: Render, template_repo: Path
 ) -> None:
-    project = render({"gpu_libraries": LIBRARIES}, name="examples-toggle")
+    project = render(ANSWERS, name="examples-toggle")
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render", cwd=project)
