@@ -95,6 +95,9 @@ def _served_major_for(facts: Facts) -> int:
     return runs[-1] if runs else CUDA_MAJORS[0]
 
 
+_REPORT = f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output"
+
+
 def _or_names(names: Iterable[str]) -> str:
     return " or ".join(names)
 
@@ -265,48 +268,31 @@ def numpy_too_new(facts: Facts) -> Finding | None:
     )
 
 
-def bad_override(facts: Facts) -> Finding | None:
-    """An override the GPU module refuses: not a boolean, or both directions at once."""
-    if facts.decision.raises != "ValueError":
-        return None
-    overrides = ", ".join((*FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES))
-    return Finding(
-        "bad-override",
-        "error",
-        f"the package raises ValueError: {facts.decision.reason}",
-        "the package raises ValueError at its first GPU decision (the first use of gpu.xp or "
-        "gpu.backend())",
-        f"set {overrides} only to 1 or 0, or unset them; never set a "
-        f"{FORCE_CPU_VARIABLES[0]} and a {REQUIRE_GPU_VARIABLES[0]} variable together",
-    )
-
-
-def gpu_required(facts: Facts) -> Finding | None:
-    """``REQUIRE_GPU`` set where no GPU is usable."""
-    if facts.decision.raises != "GPUUnavailableError":
-        return None
-    return Finding(
-        "gpu-required",
-        "error",
-        f"the package raises GPUUnavailableError: {facts.decision.reason}",
-        "REQUIRE_GPU turns the NumPy fallback into GPUUnavailableError: the package raises at its "
-        "first GPU decision",
-        "make a GPU usable (the other findings and the Decision line say what is missing), "
-        f"or unset {_or_names(REQUIRE_GPU_VARIABLES)} to allow the NumPy fallback",
-    )
-
-
-def detection_error(facts: Facts) -> Finding | None:
-    """The GPU module raising something other than what it documents."""
+def gpu_decision_raises(facts: Facts) -> Finding | None:
+    """The GPU decision raises: a refused override, REQUIRE_GPU without a GPU, or a bug."""
     raises = facts.decision.raises
-    if raises is None or raises in {"ValueError", "GPUUnavailableError"}:
+    if raises is None:
         return None
+    if raises == "ValueError":  # an override that is not a boolean, or both directions at once
+        overrides = ", ".join((*FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES))
+        fix = (
+            f"set {overrides} only to 1 or 0, or unset them; never set a "
+            f"{FORCE_CPU_VARIABLES[0]} and a {REQUIRE_GPU_VARIABLES[0]} variable together"
+        )
+    elif raises == "GPUUnavailableError":  # REQUIRE_GPU where no GPU is usable
+        fix = (
+            "make a GPU usable (the other findings and the Decision line say what is missing), "
+            f"or unset {_or_names(REQUIRE_GPU_VARIABLES)} to allow the NumPy fallback"
+        )
+    else:  # the GPU module documents only those two: anything else is its bug
+        fix = _REPORT
     return Finding(
-        "detection-error",
+        "gpu-decision-raises",
         "error",
         f"the package raises {raises}: {facts.decision.reason}",
-        "detection is meant to fall back to NumPy or raise only what it documents",
-        f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
+        "the package raises this at its first GPU decision (the first use of gpu.xp or "
+        "gpu.backend()) instead of computing",
+        fix,
     )
 
 
@@ -586,9 +572,7 @@ CHECKS: list[Check] = [
     driver_too_old_for_project,
     extra_mismatch,
     numpy_too_new,
-    bad_override,
-    gpu_required,
-    detection_error,
+    gpu_decision_raises,
     gpu_library_fails,
     numba_builtin_cuda,
     gpu_too_old_for_cuda,
@@ -612,7 +596,7 @@ def _run(check: Check, facts: Facts) -> Finding | None:
             "warning",
             f"the {check.__name__.replace('_', '-')} check failed: {exc!r}",
             "the doctor has a bug: this check could not look at the facts",
-            f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
+            _REPORT,
         )
 
 
