@@ -12,15 +12,15 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..gpu._project import CUDA_MAJORS
+from ._diagnoses import collect
 from ._environment import DISTRIBUTION
 from ._inventory import toolkit_wheels
-from ._report import collect
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ._diagnoses import Report
     from ._environment import DriverInfo, Facts, Installed, Nvcc
-    from ._report import Report
 
 __all__ = ["as_dict", "main", "render_text"]
 

@@ -1,13 +1,15 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""The doctor's checks: each a plain function of the facts that returns a finding or None.
+"""The doctor's verdict: its checks, the findings they return, and the report of both.
 
-To add a finding, add a function here named after its code and list it in ``CHECKS``, with a
-test that builds the facts that trigger it and a section in docs/troubleshooting.md.
+Each check is a plain function of the facts that returns a :class:`Finding` or None. To add a
+finding, add a function here named after its code and list it in ``CHECKS``, with a test that
+builds the facts that trigger it and a section in docs/troubleshooting.md.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 from ..gpu._detect import build_for_capability
 from ..gpu._project import (
@@ -20,7 +22,7 @@ from ..gpu._project import (
     REQUIRE_GPU_VARIABLES,
 )
 from ._environment import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS_BY_MAJOR
-from ._findings import SEVERITIES, Finding
+from ._gather import gather
 from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
 
 if TYPE_CHECKING:
@@ -28,7 +30,42 @@ if TYPE_CHECKING:
 
     from ._environment import Facts, GPUInfo, Installed
 
-__all__ = ["CHECKS", "Check", "evaluate"]
+__all__ = [
+    "CHECKS",
+    "SEVERITIES",
+    "Check",
+    "Finding",
+    "Report",
+    "Severity",
+    "collect",
+    "evaluate",
+]
+
+Severity = Literal["error", "warning", "info"]
+# Worst first: the order findings are reported in.
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or note): its code, severity, what was seen, why it matters, how to fix it."""
+
+    code: str
+    severity: Severity
+    seen: str
+    why: str
+    fix: str
+
+    def __post_init__(self) -> None:
+        # A finding the user cannot act on is a bug in the check: refuse it where it is made,
+        # not in the renderer, so no report ever prints "why: None".
+        for name in ("code", "seen", "why", "fix"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise TypeError(f"Finding.{name} must be a non-empty string, not {value!r}")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"Finding.severity must be one of {SEVERITIES}, not {self.severity!r}")
+
 
 # A check: a plain function of the facts that returns its finding, or None when all is well.
 Check: TypeAlias = "Callable[[Facts], Finding | None]"
@@ -604,3 +641,29 @@ def evaluate(facts: Facts, checks: Iterable[Check] = CHECKS) -> list[Finding]:
     """Every finding for these facts, worst first (``checks``: default, every one in CHECKS)."""
     found = [_run(check, facts) for check in checks]
     return sorted((f for f in found if f is not None), key=lambda f: SEVERITIES.index(f.severity))
+
+
+class Report(NamedTuple):
+    """Everything the doctor saw, and its findings (worst first)."""
+
+    facts: Facts
+    findings: list[Finding]
+
+    @property
+    def healthy(self) -> bool:
+        """True when no finding is an error."""
+        return not any(f.severity == "error" for f in self.findings)
+
+
+def collect(*, probe: bool = False, paths: Iterable[str] | None = None) -> Report:
+    """Gather the facts and run every check on them.
+
+    Parameters
+    ----------
+    probe
+        Also import CuPy, to confirm what the package decides.
+    paths
+        Where to read installed packages' metadata; default ``sys.path``.
+    """
+    facts = gather(probe=probe, paths=paths)
+    return Report(facts, evaluate(facts))

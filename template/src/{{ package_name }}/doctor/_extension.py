@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gpu._project import CUDA_MAJOR
-from ._diagnoses import CHECKS
-from ._findings import Finding
+from ._diagnoses import CHECKS, Finding
 
 if TYPE_CHECKING:
     from ._environment import Facts, GPUInfo

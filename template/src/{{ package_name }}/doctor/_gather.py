@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..gpu import GPUUnavailableError, backend, fork_hazard, reset_detection
 from ..gpu._detect import driver_library_problem, precheck
 from ..gpu._project import CUDA_MODULES, FORCE_CPU_VARIABLES, REQUIRE_GPU_VARIABLES
-from ._driver import query_driver
+from ._driver import query_driver, run_tool
 from ._environment import Decision, Facts, Nvcc
 from ._inventory import installed
-from ._tool import run_tool
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

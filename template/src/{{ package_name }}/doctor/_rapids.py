@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 
-from ._report import collect
+from ._diagnoses import collect
 
 __all__ = ["DoctorError", "rapids_check"]
 
