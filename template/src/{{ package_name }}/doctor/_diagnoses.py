@@ -22,8 +22,7 @@ from ..gpu._project import (
     REQUIRE_GPU_VARIABLES,
 )
 from ._environment import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS_BY_MAJOR
-from ._gather import gather
-from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
+from ._gather import cupy_distributions, gather, toolkit_wheels, version_tuple
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
