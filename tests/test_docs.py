@@ -89,9 +89,9 @@ def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
 
 
 def test_troubleshooting_documents_every_finding_the_doctor_has() -> None:
-    # Each check declares `code = "..."`; a crashing check is reported as "check-failed".
+    # Each check makes its `Finding("code", ...)`; a crashing check is reported as "check-failed".
     checks = "".join(path.read_text("utf-8") for path in DOCTOR_CHECKS)
-    codes = set(re.findall(r'^    code = "([a-z-]+)"$', checks, flags=re.MULTILINE))
+    codes = set(re.findall(r'Finding\(\s*"([a-z-]+)",', checks))
     assert len(codes) >= 9, f"too few checks found: {codes}"
     assert codes | {"check-failed"} <= _documented_codes()
 

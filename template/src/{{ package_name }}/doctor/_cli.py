@@ -1,5 +1,16 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""The doctor's command line: a table for people, JSON for programs, and the exit code."""
+"""The doctor's front ends: the command line, and a check of ``rapids doctor`` (rapids-cli).
+
+The command line prints a table for people or JSON for programs, and says the verdict in its
+exit code. rapids-cli, where RAPIDS users look first, discovers checks through the
+``rapids_doctor_check`` entry-point group that the project's ``pyproject.toml`` registers
+:func:`rapids_check` under. It calls each check with ``verbose=`` as a keyword, counts a check
+that returns as passed (printing a returned string with ``--verbose``), a check that raises as
+failed (printing the exception), and prints every warning the check emitted. The doctor's
+findings map onto that: an error finding fails the check, a warning finding is a warning, and the
+verdict line is the value. Nothing here imports rapids-cli: the package never depends on it, and
+``rapids doctor`` without it installed simply never looks here.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +20,21 @@ import dataclasses
 import json
 import os
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..gpu._project import CUDA_MAJORS
+from ._diagnoses import collect
 from ._environment import DISTRIBUTION
-from ._inventory import toolkit_wheels
-from ._report import collect
+from ._gather import toolkit_wheels
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ._diagnoses import Report
     from ._environment import DriverInfo, Facts, Installed, Nvcc
-    from ._report import Report
 
-__all__ = ["as_dict", "main", "render_text"]
+__all__ = ["DoctorError", "as_dict", "main", "rapids_check", "render_text"]
 
 
 def _listed(packages: Sequence[Installed]) -> str:
@@ -196,3 +208,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         _no_reader()  # or the flush at exit fails again
         return EXIT_NOT_WRITTEN
     return 0 if report.healthy else 1
+
+
+class DoctorError(RuntimeError):
+    """The doctor found at least one error; the message lists each with its fix."""
+
+
+def rapids_check(verbose: bool = False, **kwargs: object) -> str:
+    """The CUDA environment as this package sees it: driver, CUDA wheels, GPU decision.
+
+    Parameters
+    ----------
+    verbose
+        Passed by ``rapids doctor``; the summary is the same either way (rapids-cli decides
+        whether to print it).
+    **kwargs
+        Arguments a later rapids-cli may pass; accepted so such a release still runs the check.
+
+    Raises
+    ------
+    DoctorError
+        When any finding is an error, listing each one's code, what was seen, and the fix.
+    """
+    # No --probe: importing CuPy inside another tool's process could start CUDA in it.
+    report = collect()
+    for finding in report.findings:
+        if finding.severity == "warning":
+            warnings.warn(f"{finding.code}: {finding.seen} Fix: {finding.fix}", stacklevel=2)
+    errors = [f for f in report.findings if f.severity == "error"]
+    if errors:
+        listed = "; ".join(f"{f.code}: {f.seen} Fix: {f.fix}" for f in errors)
+        raise DoctorError(f"{len(errors)} problem(s) found: {listed}")
+    return f"healthy; {report.facts.decision}"

@@ -1,13 +1,15 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""The doctor's checks: each one a small class over the facts, registered by being defined.
+"""The doctor's verdict: its checks, the findings they return, and the report of both.
 
-To add a finding, add a class here (code, severity, why, ``check``), a test that builds the facts
-that trigger it, and a section in docs/troubleshooting.md.
+Each check is a plain function of the facts that returns a :class:`Finding` or None. To add a
+finding, add a function here named after its code and list it in ``CHECKS``, with a test that
+builds the facts that trigger it and a section in docs/troubleshooting.md.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 from ..gpu._detect import build_for_capability
 from ..gpu._project import (
@@ -20,15 +22,52 @@ from ..gpu._project import (
     REQUIRE_GPU_VARIABLES,
 )
 from ._environment import DISTRIBUTION, NUMBA_CUDA_IN_EXTRA, NUMBA_CUDA_PINS_BY_MAJOR
-from ._findings import SEVERITIES, Check, Finding
-from ._inventory import cupy_distributions, toolkit_wheels, version_tuple
+from ._gather import cupy_distributions, gather, toolkit_wheels, version_tuple
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from ._environment import Facts, GPUInfo, Installed
 
-__all__ = ["evaluate"]
+__all__ = [
+    "CHECKS",
+    "SEVERITIES",
+    "Check",
+    "Finding",
+    "Report",
+    "Severity",
+    "collect",
+    "evaluate",
+]
+
+Severity = Literal["error", "warning", "info"]
+# Worst first: the order findings are reported in.
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or note): its code, severity, what was seen, why it matters, how to fix it."""
+
+    code: str
+    severity: Severity
+    seen: str
+    why: str
+    fix: str
+
+    def __post_init__(self) -> None:
+        # A finding the user cannot act on is a bug in the check: refuse it where it is made,
+        # not in the renderer, so no report ever prints "why: None".
+        for name in ("code", "seen", "why", "fix"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise TypeError(f"Finding.{name} must be a non-empty string, not {value!r}")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"Finding.severity must be one of {SEVERITIES}, not {self.severity!r}")
+
+
+# A check: a plain function of the facts that returns its finding, or None when all is well.
+Check: TypeAlias = "Callable[[Facts], Finding | None]"
 
 # numba-cuda's extras, one per CUDA major: [cuNN] for each major the template knew.
 _NUMBA_CUDA_EXTRAS = "/".join(f"[cu{major}]" for major in sorted(MIN_DRIVER_BY_MAJOR))
@@ -92,77 +131,64 @@ def _served_major_for(facts: Facts) -> int:
     return runs[-1] if runs else CUDA_MAJORS[0]
 
 
+_REPORT = f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output"
+
+
 def _or_names(names: Iterable[str]) -> str:
     return " or ".join(names)
 
 
-class MixedCudaMajors(Check):
+def mixed_cuda_majors(facts: Facts) -> Finding | None:
     """CUDA-linked packages of more than one CUDA major in one environment."""
-
-    code = "mixed-cuda-majors"
-    severity = "error"
-    why = (
+    groups = facts.by_cuda_major()
+    if len(groups) < 2:
+        return None
+    install = _install_hint(_served_major_for(facts))
+    return Finding(
+        "mixed-cuda-majors",
+        "error",
+        f"CUDA-linked packages of more than one CUDA major are installed ({_by_major(groups)})",
         "each library loads the CUDA runtime it was built for; two majors in one process "
-        "fail at import or crash at the first kernel"
+        "fail at import or crash at the first kernel",
+        f"uninstall the packages of the other major, then {install} (numba-cuda "
+        f"without its {_NUMBA_CUDA_EXTRAS} extra pulls the newest cuda-bindings, for CUDA "
+        f"{max(MIN_DRIVER_BY_MAJOR)})",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        groups = facts.by_cuda_major()
-        if len(groups) < 2:
-            return None
-        install = _install_hint(_served_major_for(facts))
-        return cls.found(
-            f"CUDA-linked packages of more than one CUDA major are installed ({_by_major(groups)})",
-            f"uninstall the packages of the other major, then {install} (numba-cuda "
-            f"without its {_NUMBA_CUDA_EXTRAS} extra pulls the newest cuda-bindings, for CUDA "
-            f"{max(MIN_DRIVER_BY_MAJOR)})",
-        )
 
-
-class SeveralCupy(Check):
+def several_cupy(facts: Facts) -> Finding | None:
     """Two CuPy distributions, which install the same ``cupy`` package."""
-
-    code = "several-cupy"
-    severity = "error"
-    why = "they install the same `cupy` package and overwrite each other's files"
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        cupys = cupy_distributions(facts.packages)
-        if len(cupys) < 2:
-            return None
-        return cls.found(
-            f"more than one CuPy distribution is installed ({_listed(cupys)})",
-            f"pip uninstall {' '.join(c.name for c in cupys)}, then install one of them",
-        )
+    cupys = cupy_distributions(facts.packages)
+    if len(cupys) < 2:
+        return None
+    return Finding(
+        "several-cupy",
+        "error",
+        f"more than one CuPy distribution is installed ({_listed(cupys)})",
+        "they install the same `cupy` package and overwrite each other's files",
+        f"pip uninstall {' '.join(c.name for c in cupys)}, then install one of them",
+    )
 
 
-class NvidiaWheelsMixed(Check):
+def nvidia_wheels_mixed(facts: Facts) -> Finding | None:
     """NVIDIA's own CUDA wheels of two majors, unpacked into one ``nvidia/`` folder."""
-
-    code = "nvidia-wheels-mixed"
-    severity = "error"
-    why = (
+    groups: dict[int, list[Installed]] = {}
+    for major, items in facts.by_cuda_major().items():
+        nvidia = [p for p in items if p.name.startswith("nvidia-")]
+        if nvidia:
+            groups[major] = nvidia
+    if len(groups) < 2:
+        return None
+    return Finding(
+        "nvidia-wheels-mixed",
+        "error",
+        f"NVIDIA CUDA wheels of more than one major are installed ({_by_major(groups)})",
         "both sets unpack into the same site-packages/nvidia/ folder: a file both ship is "
         "overwritten by the last install, and uninstalling either set removes files the other "
-        "still loads"
+        "still loads",
+        "uninstalling one set cannot repair this: create a fresh virtual environment and "
+        f"install packages of one CUDA major only ({_install_hint(_served_major_for(facts))})",
     )
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        groups: dict[int, list[Installed]] = {}
-        for major, items in facts.by_cuda_major().items():
-            nvidia = [p for p in items if p.name.startswith("nvidia-")]
-            if nvidia:
-                groups[major] = nvidia
-        if len(groups) < 2:
-            return None
-        return cls.found(
-            f"NVIDIA CUDA wheels of more than one major are installed ({_by_major(groups)})",
-            "uninstalling one set cannot repair this: create a fresh virtual environment and "
-            f"install packages of one CUDA major only ({_install_hint(_served_major_for(facts))})",
-        )
 
 
 def _majors_the_driver_runs(driver_version: tuple[int, ...]) -> list[int]:
@@ -202,183 +228,127 @@ def _driver_too_old(facts: Facts, major: int, needs: str) -> _TooOld | None:
     )
 
 
-class DriverTooOld(Check):
+def driver_too_old(facts: Facts) -> Finding | None:
     """A driver older than the CUDA major of the installed packages needs."""
+    groups = facts.by_cuda_major()  # none installed: driver-too-old-for-project's case
+    # The newest runtime installed sets the bar.
+    too_old = _driver_too_old(facts, max(groups), "installed packages") if groups else None
+    if too_old is None:
+        return None
+    if too_old.runs in GPU_EXTRAS:  # this project serves a major the driver runs
+        older = f", or {_install_hint(too_old.runs)} in a fresh environment"
+    elif too_old.runs:
+        older = f", or install packages built for CUDA {too_old.runs}"
+    else:
+        older = ""
+    return Finding(
+        "driver-too-old",
+        "error",
+        too_old.seen,
+        "the CUDA runtime refuses to start: cudaErrorInsufficientDriver (35)",
+        f"upgrade the NVIDIA driver to >= {too_old.minimum}{older}",
+    )
 
-    code = "driver-too-old"
-    severity = "error"
-    why = "the CUDA runtime refuses to start: cudaErrorInsufficientDriver (35)"
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        groups = facts.by_cuda_major()  # none installed: driver-too-old-for-project's case
-        # The newest runtime installed sets the bar.
-        too_old = _driver_too_old(facts, max(groups), "installed packages") if groups else None
-        if too_old is None:
-            return None
-        if too_old.runs in GPU_EXTRAS:  # this project serves a major the driver runs
-            older = f", or {_install_hint(too_old.runs)} in a fresh environment"
-        elif too_old.runs:
-            older = f", or install packages built for CUDA {too_old.runs}"
-        else:
-            older = ""
-        return cls.found(too_old.seen, f"upgrade the NVIDIA driver to >= {too_old.minimum}{older}")
-
-
-class DriverTooOldForProject(Check):
+def driver_too_old_for_project(facts: Facts) -> Finding | None:
     """No CUDA package installed yet, and a driver too old for every CUDA major served."""
-
-    code = "driver-too-old-for-project"
-    severity = "warning"
-    why = (
+    oldest = CUDA_MAJORS[0]
+    too_old = _driver_too_old(facts, oldest, f"{DISTRIBUTION}'s GPU libraries")
+    if too_old is None or facts.by_cuda_major():  # installed ones: driver-too-old's case
+        return None
+    # A build of the project for an older major would run here: its other way out.
+    served = ", ".join(map(str, (too_old.runs, *CUDA_MAJORS)))
+    rebuild = f"build {DISTRIBUTION} for CUDA {too_old.runs} too (copier update --data"
+    older = f", or {rebuild} 'cuda_majors=[{served}]')" if too_old.runs else ""
+    return Finding(
+        "driver-too-old-for-project",
+        "warning",
+        too_old.seen,
         f"{DISTRIBUTION} serves CUDA {_SERVED}: its GPU stack, once installed, fails here with "
-        "cudaErrorInsufficientDriver (35); until then it runs on NumPy"
+        "cudaErrorInsufficientDriver (35); until then it runs on NumPy",
+        f"upgrade the NVIDIA driver to >= {too_old.minimum} before you "
+        f"{_install_hint(oldest)}{older}",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        oldest = CUDA_MAJORS[0]
-        too_old = _driver_too_old(facts, oldest, f"{DISTRIBUTION}'s GPU libraries")
-        if too_old is None or facts.by_cuda_major():  # installed ones: driver-too-old's case
-            return None
-        # A build of the project for an older major would run here: its other way out.
-        served = ", ".join(map(str, (too_old.runs, *CUDA_MAJORS)))
-        rebuild = f"build {DISTRIBUTION} for CUDA {too_old.runs} too (copier update --data"
-        older = f", or {rebuild} 'cuda_majors=[{served}]')" if too_old.runs else ""
-        return cls.found(
-            too_old.seen,
-            f"upgrade the NVIDIA driver to >= {too_old.minimum} before you "
-            f"{_install_hint(oldest)}{older}",
-        )
 
-
-class ExtraMismatch(Check):
+def extra_mismatch(facts: Facts) -> Finding | None:
     """CUDA packages of one major, but a major this project does not serve."""
-
-    code = "extra-mismatch"
-    severity = "error"
-    why = (
+    majors = list(facts.by_cuda_major())
+    if len(majors) != 1 or majors[0] in CUDA_MAJORS:  # several majors: mixed-cuda-majors
+        return None
+    return Finding(
+        "extra-mismatch",
+        "error",
+        f"the installed CUDA packages are for CUDA {majors[0]}, which {DISTRIBUTION} does "
+        f"not serve (it serves CUDA {_SERVED})",
         f"{DISTRIBUTION} is built and tested for CUDA {_SERVED} wheels; other majors are "
-        "untested and may not load"
+        "untested and may not load",
+        f"{_install_hint(_served_major_for(facts))} in a fresh environment",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        majors = list(facts.by_cuda_major())
-        if len(majors) != 1 or majors[0] in CUDA_MAJORS:  # several majors: mixed-cuda-majors
-            return None
-        return cls.found(
-            f"the installed CUDA packages are for CUDA {majors[0]}, which {DISTRIBUTION} does "
-            f"not serve (it serves CUDA {_SERVED})",
-            f"{_install_hint(_served_major_for(facts))} in a fresh environment",
-        )
 
-
-class NumpyTooNew(Check):
+def numpy_too_new(facts: Facts) -> Finding | None:
     """numba-cuda beside a NumPy that removed a function it calls."""
-
-    code = "numpy-too-new"
-    severity = "error"
-    why = (
+    numba_cuda, numpy = facts.named("numba-cuda"), facts.named("numpy")
+    if numba_cuda is None or numpy is None:
+        return None
+    if version_tuple(numpy.version) < _NUMPY_WITHOUT_ROW_STACK:
+        return None
+    return Finding(
+        "numpy-too-new",
+        "error",
+        f"numba-cuda {numba_cuda.version} is installed with NumPy {numpy.version}",
         f"numba-cuda calls numpy.row_stack, which NumPy {_NUMPY_CAP} removed: compiling any CUDA "
-        "kernel fails"
+        "kernel fails",
+        f'pin numpy<{_NUMPY_CAP} (pip install "numpy<{_NUMPY_CAP}") or use numba-cuda-mlir',
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        numba_cuda, numpy = facts.named("numba-cuda"), facts.named("numpy")
-        if numba_cuda is None or numpy is None:
-            return None
-        if version_tuple(numpy.version) < _NUMPY_WITHOUT_ROW_STACK:
-            return None
-        return cls.found(
-            f"numba-cuda {numba_cuda.version} is installed with NumPy {numpy.version}",
-            f'pin numpy<{_NUMPY_CAP} (pip install "numpy<{_NUMPY_CAP}") or use numba-cuda-mlir',
-        )
 
-
-class BadOverride(Check):
-    """An override the GPU module refuses: not a boolean, or both directions at once."""
-
-    code = "bad-override"
-    severity = "error"
-    why = (
-        "the package raises ValueError at its first GPU decision (the first use of gpu.xp or "
-        "gpu.backend())"
-    )
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.decision.raises != "ValueError":
-            return None
+def gpu_decision_raises(facts: Facts) -> Finding | None:
+    """The GPU decision raises: a refused override, REQUIRE_GPU without a GPU, or a bug."""
+    raises = facts.decision.raises
+    if raises is None:
+        return None
+    if raises == "ValueError":  # an override that is not a boolean, or both directions at once
         overrides = ", ".join((*FORCE_CPU_VARIABLES, *REQUIRE_GPU_VARIABLES))
-        return cls.found(
-            f"the package raises ValueError: {facts.decision.reason}",
+        fix = (
             f"set {overrides} only to 1 or 0, or unset them; never set a "
-            f"{FORCE_CPU_VARIABLES[0]} and a {REQUIRE_GPU_VARIABLES[0]} variable together",
+            f"{FORCE_CPU_VARIABLES[0]} and a {REQUIRE_GPU_VARIABLES[0]} variable together"
         )
-
-
-class GPURequired(Check):
-    """``REQUIRE_GPU`` set where no GPU is usable."""
-
-    code = "gpu-required"
-    severity = "error"
-    why = (
-        "REQUIRE_GPU turns the NumPy fallback into GPUUnavailableError: the package raises at its "
-        "first GPU decision"
+    elif raises == "GPUUnavailableError":  # REQUIRE_GPU where no GPU is usable
+        fix = (
+            "make a GPU usable (the other findings and the Decision line say what is missing), "
+            f"or unset {_or_names(REQUIRE_GPU_VARIABLES)} to allow the NumPy fallback"
+        )
+    else:  # the GPU module documents only those two: anything else is its bug
+        fix = _REPORT
+    return Finding(
+        "gpu-decision-raises",
+        "error",
+        f"the package raises {raises}: {facts.decision.reason}",
+        "the package raises this at its first GPU decision (the first use of gpu.xp or "
+        "gpu.backend()) instead of computing",
+        fix,
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.decision.raises != "GPUUnavailableError":
-            return None
-        return cls.found(
-            f"the package raises GPUUnavailableError: {facts.decision.reason}",
-            "make a GPU usable (the other findings and the Decision line say what is missing), "
-            f"or unset {_or_names(REQUIRE_GPU_VARIABLES)} to allow the NumPy fallback",
-        )
 
-
-class DetectionError(Check):
-    """The GPU module raising something other than what it documents."""
-
-    code = "detection-error"
-    severity = "error"
-    why = "detection is meant to fall back to NumPy or raise only what it documents"
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        raises = facts.decision.raises
-        if raises is None or raises in {"ValueError", "GPUUnavailableError"}:
-            return None
-        return cls.found(
-            f"the package raises {raises}: {facts.decision.reason}",
-            f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
-        )
-
-
-class GPULibraryFails(Check):
+def gpu_library_fails(facts: Facts) -> Finding | None:
     """CuPy installed, and the package computes on NumPy because CuPy failed, not by choice."""
-
-    code = "gpu-library-fails"
-    severity = "error"
-    why = "the package computes on NumPy where the GPU was meant: slowly, and with no error"
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        decision, driver = facts.decision, facts.driver
-        if decision.backend != "numpy" or not decision.library_decided:
-            return None
-        # A driver that lists no GPU is no-gpu's case: CuPy cannot be faulted for finding none.
-        if not cupy_distributions(facts.packages) or (driver.present and not driver.gpus):
-            return None
-        return cls.found(
-            f"CuPy is installed but the package computes on NumPy: {decision.reason}",
-            "do what the reason and the other findings advise; a CuPy that does not import is "
-            f"a broken or half-finished install: {_install_hint(_served_major_for(facts))} in a "
-            "fresh environment",
-        )
+    decision, driver = facts.decision, facts.driver
+    if decision.backend != "numpy" or not decision.library_decided:
+        return None
+    # A driver that lists no GPU is no-gpu's case: CuPy cannot be faulted for finding none.
+    if not cupy_distributions(facts.packages) or (driver.present and not driver.gpus):
+        return None
+    return Finding(
+        "gpu-library-fails",
+        "error",
+        f"CuPy is installed but the package computes on NumPy: {decision.reason}",
+        "the package computes on NumPy where the GPU was meant: slowly, and with no error",
+        "do what the reason and the other findings advise; a CuPy that does not import is "
+        f"a broken or half-finished install: {_install_hint(_served_major_for(facts))} in a "
+        "fresh environment",
+    )
 
 
 # NVIDIA's CUDA targets for Numba: either replaces the deprecated built-in one.
@@ -405,26 +375,20 @@ def _numba_cuda_hint(facts: Facts) -> str:
     return "pip install " + " ".join(f'"{pin}"' for pin in pins)
 
 
-class NumbaBuiltinCuda(Check):
+def numba_builtin_cuda(facts: Facts) -> Finding | None:
     """Numba without NVIDIA's CUDA target beside CUDA packages: Numba's deprecated built-in one."""
-
-    code = "numba-builtin-cuda"
-    severity = "warning"
-    why = (
+    if facts.named("numba") is None or any(map(facts.named, _NUMBA_CUDA_TARGETS)):
+        return None
+    if not facts.by_cuda_major():
+        return None
+    return Finding(
+        "numba-builtin-cuda",
+        "warning",
+        f"numba is installed without {_or_names(_NUMBA_CUDA_TARGETS)}",
         "numba's built-in CUDA target is deprecated and unmaintained; NVIDIA's numba-cuda-mlir "
-        "(and numba-cuda before it) replaces it"
+        "(and numba-cuda before it) replaces it",
+        _numba_cuda_hint(facts),
     )
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.named("numba") is None or any(map(facts.named, _NUMBA_CUDA_TARGETS)):
-            return None
-        if not facts.by_cuda_major():
-            return None
-        return cls.found(
-            f"numba is installed without {_or_names(_NUMBA_CUDA_TARGETS)}",
-            _numba_cuda_hint(facts),
-        )
 
 
 # "CUDA 12 from compute 5.0, CUDA 13 from 7.5": each major's floor, from the CUDA matrix.
@@ -434,264 +398,271 @@ _FLOORS = ", ".join(
 )
 
 
-class GpuTooOldForCuda(Check):
+def gpu_too_old_for_cuda(facts: Facts) -> Finding | None:
     """A GPU older than the compute capability the installed CUDA major builds for."""
-
-    code = "gpu-too-old-for-cuda"
-    severity = "error"
-    why = (
+    groups = facts.by_cuda_major()
+    if not groups:
+        return None
+    major = max(groups)
+    floor = MIN_COMPUTE_CAPABILITY_BY_MAJOR.get(major)
+    if floor is None:
+        return None
+    old = [g for g in facts.driver.gpus if (c := _capability(g)) is not None and c < floor]
+    if not old:
+        return None
+    listed = ", ".join(f"GPU {g.device} ({g.name}, compute {g.compute_capability})" for g in old)
+    oldest = min(c for c in map(_capability, old) if c is not None)
+    fits = [m for m in GPU_EXTRAS if m < major and _builds_for(m, oldest)]
+    fix = (
+        f"{_install_hint(max(fits))} in a fresh environment"
+        if fits
+        else build_for_capability(oldest, major)
+    )
+    if len(old) < len(facts.driver.gpus):
+        fix += ", or hide these GPUs with CUDA_VISIBLE_DEVICES"
+    return Finding(
+        "gpu-too-old-for-cuda",
+        "error",
+        f"the installed packages are for CUDA {major}, which builds for compute capability "
+        f">= {floor[0]}.{floor[1]}; {listed} is older",
         "a CUDA major's compilers and libraries build no code for GPUs below its floor "
         f"({_FLOORS}): every kernel fails with cudaErrorNoKernelImageForDevice, and no driver "
-        "upgrade changes that"
+        "upgrade changes that",
+        fix,
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        groups = facts.by_cuda_major()
-        if not groups:
-            return None
-        major = max(groups)
-        floor = MIN_COMPUTE_CAPABILITY_BY_MAJOR.get(major)
-        if floor is None:
-            return None
-        old = [g for g in facts.driver.gpus if (c := _capability(g)) is not None and c < floor]
-        if not old:
-            return None
-        listed = ", ".join(
-            f"GPU {g.device} ({g.name}, compute {g.compute_capability})" for g in old
-        )
-        oldest = min(c for c in map(_capability, old) if c is not None)
-        fits = [m for m in GPU_EXTRAS if m < major and _builds_for(m, oldest)]
-        fix = (
-            f"{_install_hint(max(fits))} in a fresh environment"
-            if fits
-            else build_for_capability(oldest, major)
-        )
-        if len(old) < len(facts.driver.gpus):
-            fix += ", or hide these GPUs with CUDA_VISIBLE_DEVICES"
-        return cls.found(
-            f"the installed packages are for CUDA {major}, which builds for compute capability "
-            f">= {floor[0]}.{floor[1]}; {listed} is older",
-            fix,
-        )
 
-
-class NoDriver(Check):
+def no_driver(facts: Facts) -> Finding | None:
     """GPU packages, but no driver answered."""
-
-    code = "no-driver"
-    severity = "warning"
-    why = "every GPU library will fail to initialise; the package falls back to NumPy"
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.driver.present or not facts.by_cuda_major():
-            return None
-        fix = (
-            "this is a container: start it with --gpus all (Docker) and install the NVIDIA "
-            "Container Toolkit on the host"
-            if facts.in_container
-            else "install the NVIDIA driver, or expect the NumPy fallback"
-        )
-        return cls.found(
-            f"GPU libraries are installed but no NVIDIA driver answered ({facts.driver.error})",
-            fix,
-        )
+    if facts.driver.present or not facts.by_cuda_major():
+        return None
+    fix = (
+        "this is a container: start it with --gpus all (Docker) and install the NVIDIA "
+        "Container Toolkit on the host"
+        if facts.in_container
+        else "install the NVIDIA driver, or expect the NumPy fallback"
+    )
+    return Finding(
+        "no-driver",
+        "warning",
+        f"GPU libraries are installed but no NVIDIA driver answered ({facts.driver.error})",
+        "every GPU library will fail to initialise; the package falls back to NumPy",
+        fix,
+    )
 
 
-class DriverLibraryMissing(Check):
+def driver_library_missing(facts: Facts) -> Finding | None:
     """The driver answers (NVML, nvidia-smi), but its CUDA library does not load."""
-
-    code = "driver-library-missing"
-    severity = "error"
-    why = (
+    if facts.driver_library is None or not facts.driver.present:
+        return None
+    fix = (
+        "this is a container given the GPU for monitoring only: start it with --gpus all "
+        "and NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all), so that the NVIDIA "
+        "Container Toolkit mounts libcuda.so.1 too"
+        if facts.in_container
+        else "reinstall the NVIDIA driver's CUDA library (on Debian and Ubuntu "
+        "libnvidia-compute-NNN of the driver's version), then run ldconfig"
+    )
+    return Finding(
+        "driver-library-missing",
+        "error",
+        f"the NVIDIA driver answered (via {facts.driver.source}) but {facts.driver_library}",
         "every CUDA library starts through libcuda.so.1: without it the package computes on "
-        "NumPy (or raises GPUUnavailableError under REQUIRE_GPU) although a GPU is listed"
+        "NumPy (or raises GPUUnavailableError under REQUIRE_GPU) although a GPU is listed",
+        fix,
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.driver_library is None or not facts.driver.present:
-            return None
-        fix = (
-            "this is a container given the GPU for monitoring only: start it with --gpus all "
-            "and NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all), so that the NVIDIA "
-            "Container Toolkit mounts libcuda.so.1 too"
-            if facts.in_container
-            else "reinstall the NVIDIA driver's CUDA library (on Debian and Ubuntu "
-            "libnvidia-compute-NNN of the driver's version), then run ldconfig"
-        )
-        return cls.found(
-            f"the NVIDIA driver answered (via {facts.driver.source}) but {facts.driver_library}",
-            fix,
-        )
 
-
-class NoGPU(Check):
+def no_gpu(facts: Facts) -> Finding | None:
     """A driver that answers but lists no GPU."""
-
-    code = "no-gpu"
-    severity = "warning"
-    why = "CUDA libraries fail with cudaErrorNoDevice (100); the package falls back to NumPy"
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        driver = facts.driver
-        if not driver.present or driver.gpus or not facts.by_cuda_major():
-            return None
-        shown = driver.version or f"supporting CUDA {driver.cuda_version}"
-        return cls.found(
-            f"the NVIDIA driver ({shown}, via {driver.source}) answered but lists no GPU",
-            "run nvidia-smi; in a container pass --gpus all; a GPU that fell off the bus "
-            "(Xid errors in the kernel log) needs a reset or a reboot",
-        )
-
-
-class ForkAfterCuda(Check):
-    """A CUDA library or Numba's threads in a process whose multiprocessing would fork."""
-
-    code = "fork-after-cuda"
-    severity = "warning"
-    why = "a forked child cannot use an inherited CUDA context or OpenMP pool: errors or a hang"
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if not (facts.cuda_loaded and facts.start_method == "fork"):
-            return None
-        return cls.found(
-            "a CUDA library or Numba's threads are in use and the start method is 'fork'",
-            "create pools from the package's gpu.mp_context() (spawn), or call "
-            "multiprocessing.set_start_method('spawn') at start-up",
-        )
-
-
-class NvccOtherMajor(Check):
-    """PyCUDA beside an nvcc of another CUDA major than the project's."""
-
-    code = "nvcc-other-major"
-    severity = "warning"
-    why = (
-        "PyCUDA compiles its kernels with that nvcc, for another CUDA major than the rest of "
-        "the environment"
+    driver = facts.driver
+    if not driver.present or driver.gpus or not facts.by_cuda_major():
+        return None
+    shown = driver.version or f"supporting CUDA {driver.cuda_version}"
+    return Finding(
+        "no-gpu",
+        "warning",
+        f"the NVIDIA driver ({shown}, via {driver.source}) answered but lists no GPU",
+        "CUDA libraries fail with cudaErrorNoDevice (100); the package falls back to NumPy",
+        "run nvidia-smi; in a container pass --gpus all; a GPU that fell off the bus "
+        "(Xid errors in the kernel log) needs a reset or a reboot",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        release = facts.nvcc.major_minor
-        # The installed stack's major when there is one, else any major the project serves.
-        expected = list(facts.by_cuda_major()) or list(CUDA_MAJORS)
-        if release is None or release[0] in expected or facts.named("pycuda") is None:
-            return None
-        wanted = expected[-1]
-        return cls.found(
-            f"nvcc on PATH is CUDA {release[0]}; the rest of this environment is for CUDA "
-            f"{' and '.join(map(str, expected))}",
-            f"put a CUDA {wanted} toolkit's bin/ first on PATH (or set CUDA_PATH) before "
-            "importing PyCUDA",
-        )
+
+def fork_after_cuda(facts: Facts) -> Finding | None:
+    """A CUDA library or Numba's threads in a process whose multiprocessing would fork."""
+    if not (facts.cuda_loaded and facts.start_method == "fork"):
+        return None
+    return Finding(
+        "fork-after-cuda",
+        "warning",
+        "a CUDA library or Numba's threads are in use and the start method is 'fork'",
+        "a forked child cannot use an inherited CUDA context or OpenMP pool: errors or a hang",
+        "create pools from the package's gpu.mp_context() (spawn), or call "
+        "multiprocessing.set_start_method('spawn') at start-up",
+    )
 
 
-class NvccWheelsDiffer(Check):
+def nvcc_other_major(facts: Facts) -> Finding | None:
+    """PyCUDA beside an nvcc of another CUDA major than the project's."""
+    release = facts.nvcc.major_minor
+    # The installed stack's major when there is one, else any major the project serves.
+    expected = list(facts.by_cuda_major()) or list(CUDA_MAJORS)
+    if release is None or release[0] in expected or facts.named("pycuda") is None:
+        return None
+    wanted = expected[-1]
+    return Finding(
+        "nvcc-other-major",
+        "warning",
+        f"nvcc on PATH is CUDA {release[0]}; the rest of this environment is for CUDA "
+        f"{' and '.join(map(str, expected))}",
+        "PyCUDA compiles its kernels with that nvcc, for another CUDA major than the rest of "
+        "the environment",
+        f"put a CUDA {wanted} toolkit's bin/ first on PATH (or set CUDA_PATH) before "
+        "importing PyCUDA",
+    )
+
+
+def nvcc_wheels_differ(facts: Facts) -> Finding | None:
     """A local toolkit (nvcc) of another release than the CUDA toolkit wheels."""
-
-    code = "nvcc-wheels-differ"
-    severity = "warning"
-    why = (
+    release = facts.nvcc.major_minor
+    if release is None:
+        return None
+    differ = [p for p in toolkit_wheels(facts.packages) if version_tuple(p.version)[:2] != release]
+    if not differ:
+        return None
+    nvcc = ".".join(map(str, release))
+    wheels = ".".join(map(str, version_tuple(differ[0].version)[:2]))
+    # Matching the wheels to nvcc is advice only within the wheels' major: wheels of
+    # another major would trade this warning for mixed-cuda-majors.
+    match = (
+        f'pip install "cuda-toolkit=={nvcc}.*" to match nvcc, or '
+        if release[0] == version_tuple(differ[0].version)[0]
+        else ""
+    )
+    return Finding(
+        "nvcc-wheels-differ",
+        "warning",
+        f"nvcc on PATH ({facts.nvcc.path}) is CUDA {nvcc}; the CUDA wheels are {_listed(differ)}",
         "code compiled by the local nvcc and by the wheels' NVRTC targets different CUDA "
         "releases, and headers or libraries may be picked from either; PTX from the newer one "
-        "fails on a driver that only knows the older"
+        "fails on a driver that only knows the older",
+        f"use one release: {match}put a CUDA {wheels} toolkit first on PATH (or set "
+        "CUDA_PATH), or take nvcc off PATH when nothing needs it",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        release = facts.nvcc.major_minor
-        if release is None:
-            return None
-        differ = [
-            p for p in toolkit_wheels(facts.packages) if version_tuple(p.version)[:2] != release
-        ]
-        if not differ:
-            return None
-        nvcc = ".".join(map(str, release))
-        wheels = ".".join(map(str, version_tuple(differ[0].version)[:2]))
-        # Matching the wheels to nvcc is advice only within the wheels' major: wheels of
-        # another major would trade this warning for mixed-cuda-majors.
-        match = (
-            f'pip install "cuda-toolkit=={nvcc}.*" to match nvcc, or '
-            if release[0] == version_tuple(differ[0].version)[0]
-            else ""
-        )
-        return cls.found(
-            f"nvcc on PATH ({facts.nvcc.path}) is CUDA {nvcc}; the CUDA wheels are "
-            f"{_listed(differ)}",
-            f"use one release: {match}put a CUDA {wheels} toolkit first on PATH (or set "
-            "CUDA_PATH), or take nvcc off PATH when nothing needs it",
-        )
 
-
-class UnreadableMetadata(Check):
+def unreadable_metadata(facts: Facts) -> Finding | None:
     """Installed distributions whose metadata cannot be read."""
-
-    code = "unreadable-metadata"
-    severity = "warning"
-    why = (
+    if not facts.unreadable:
+        return None
+    shown = "; ".join(f"{u.where}: {u.problem}" for u in facts.unreadable)
+    return Finding(
+        "unreadable-metadata",
+        "warning",
+        f"{len(facts.unreadable)} installed distribution(s) have unreadable metadata ({shown})",
         "pip and the doctor cannot tell what these are; a distribution with broken metadata is "
-        "often a half-finished install or uninstall"
+        "often a half-finished install or uninstall",
+        "reinstall each (pip install --force-reinstall NAME), or delete the broken "
+        ".dist-info folder named above",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if not facts.unreadable:
-            return None
-        shown = "; ".join(f"{u.where}: {u.problem}" for u in facts.unreadable)
-        return cls.found(
-            f"{len(facts.unreadable)} installed distribution(s) have unreadable metadata ({shown})",
-            "reinstall each (pip install --force-reinstall NAME), or delete the broken "
-            ".dist-info folder named above",
-        )
 
-
-class CpuOnly(Check):
+def cpu_only(facts: Facts) -> Finding | None:
     """No CUDA-linked package at all: a note, not a problem."""
+    if facts.by_cuda_major():
+        return None
+    if not (facts.driver.version or facts.driver.cuda_version):  # no major to advise
+        unknown = "the driver's version is unknown; " if facts.driver.present else ""
+        fits = [m for m in CUDA_MAJORS if _builds_for(m, _oldest_gpu(facts))] or CUDA_MAJORS
+        each = [f"{_install_hint(m)} (driver >= {MIN_DRIVER_BY_MAJOR[m]})" for m in fits]
+        fix = f"to use a GPU: {unknown}{_or_names(reversed(each))}"
+        return Finding(
+            "cpu-only",
+            "info",
+            "no CUDA-linked package is installed",
+            "the package runs on NumPy",
+            fix,
+        )
+    major = _served_major_for(facts)
+    too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
+    upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""
+    fix = f"to use a GPU: {upgrade}{_install_hint(major)}"
+    return Finding(
+        "cpu-only",
+        "info",
+        "no CUDA-linked package is installed",
+        "the package runs on NumPy",
+        fix,
+    )
 
-    code = "cpu-only"
-    severity = "info"
-    why = "the package runs on NumPy"
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.by_cuda_major():
-            return None
-        if not (facts.driver.version or facts.driver.cuda_version):  # no major to advise
-            unknown = "the driver's version is unknown; " if facts.driver.present else ""
-            fits = [m for m in CUDA_MAJORS if _builds_for(m, _oldest_gpu(facts))] or CUDA_MAJORS
-            each = [f"{_install_hint(m)} (driver >= {MIN_DRIVER_BY_MAJOR[m]})" for m in fits]
-            fix = f"to use a GPU: {unknown}{_or_names(reversed(each))}"
-            return cls.found("no CUDA-linked package is installed", fix)
-        major = _served_major_for(facts)
-        too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
-        upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""
-        fix = f"to use a GPU: {upgrade}{_install_hint(major)}"
-        return cls.found("no CUDA-linked package is installed", fix)
+# Every check, in the order the report lists findings of one severity. A check is named after
+# its finding's code (snake case), so a check that crashes can be named in the report; the
+# compiled extension's checks join the list when the doctor package imports that module.
+CHECKS: list[Check] = [
+    mixed_cuda_majors,
+    several_cupy,
+    nvidia_wheels_mixed,
+    driver_too_old,
+    driver_too_old_for_project,
+    extra_mismatch,
+    numpy_too_new,
+    gpu_decision_raises,
+    gpu_library_fails,
+    numba_builtin_cuda,
+    gpu_too_old_for_cuda,
+    no_driver,
+    driver_library_missing,
+    no_gpu,
+    fork_after_cuda,
+    nvcc_other_major,
+    nvcc_wheels_differ,
+    unreadable_metadata,
+    cpu_only,
+]
 
 
-_CHECK_FAILED_WHY = "the doctor has a bug: this check could not look at the facts"
-
-
-def _run(check: type[Check], facts: Facts) -> Finding | None:
+def _run(check: Check, facts: Facts) -> Finding | None:
     try:
-        return check.check(facts)
+        return check(facts)
     except Exception as exc:  # one broken check must not cost the rest of the report
         return Finding(
             "check-failed",
             "warning",
-            f"the {check.code} check failed: {exc!r}",
-            _CHECK_FAILED_WHY,
-            f"report it to {DISTRIBUTION}'s maintainers with this doctor's --json output",
+            f"the {check.__name__.replace('_', '-')} check failed: {exc!r}",
+            "the doctor has a bug: this check could not look at the facts",
+            _REPORT,
         )
 
 
-def evaluate(facts: Facts, checks: Iterable[type[Check]] | None = None) -> list[Finding]:
-    """Every finding for these facts, worst first (``checks``: default, every registered one)."""
-    found = [_run(check, facts) for check in (Check.registered() if checks is None else checks)]
+def evaluate(facts: Facts, checks: Iterable[Check] = CHECKS) -> list[Finding]:
+    """Every finding for these facts, worst first (``checks``: default, every one in CHECKS)."""
+    found = [_run(check, facts) for check in checks]
     return sorted((f for f in found if f is not None), key=lambda f: SEVERITIES.index(f.severity))
+
+
+class Report(NamedTuple):
+    """Everything the doctor saw, and its findings (worst first)."""
+
+    facts: Facts
+    findings: list[Finding]
+
+    @property
+    def healthy(self) -> bool:
+        """True when no finding is an error."""
+        return not any(f.severity == "error" for f in self.findings)
+
+
+def collect(*, probe: bool = False, paths: Iterable[str] | None = None) -> Report:
+    """Gather the facts and run every check on them.
+
+    Parameters
+    ----------
+    probe
+        Also import CuPy, to confirm what the package decides.
+    paths
+        Where to read installed packages' metadata; default ``sys.path``.
+    """
+    facts = gather(probe=probe, paths=paths)
+    return Report(facts, evaluate(facts))

@@ -3,7 +3,8 @@
 
 Each source is tried only when the one before it is unavailable, and none raises: a failure is
 recorded as the reason the driver could not be read. docs/troubleshooting.md ("How the doctor
-reads the driver") compares the sources and says why they are asked in this order.
+reads the driver") compares the sources and says why they are asked in this order. ``run_tool``
+runs nvidia-smi here and nvcc for the gatherer.
 """
 
 from __future__ import annotations
@@ -13,12 +14,31 @@ import subprocess
 from typing import TYPE_CHECKING, Any
 
 from ._environment import DriverInfo, GPUInfo
-from ._tool import run_tool
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["SOURCES", "query_driver"]
+__all__ = ["SOURCES", "query_driver", "run_tool"]
+
+
+def run_tool(*argv: str, timeout: float = 30) -> str:
+    """The standard output of ``argv``, decoded as UTF-8 with replacement characters.
+
+    A tool may print bytes that are not UTF-8 (a GPU name in a legacy code page, a localised
+    error): they become U+FFFD rather than a ``UnicodeDecodeError`` that would cost the report.
+
+    Raises
+    ------
+    OSError
+        When the tool cannot be started.
+    subprocess.SubprocessError
+        When it fails (``CalledProcessError``) or runs past ``timeout``.
+    """
+    # Decoded here, so that a failure's CalledProcessError carries the tool's words as text.
+    done = subprocess.run(
+        argv, capture_output=True, timeout=timeout, check=True, encoding="utf-8", errors="replace"
+    )
+    return done.stdout
 
 
 def _cuda_version(encoded: int) -> str:

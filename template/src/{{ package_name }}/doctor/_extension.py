@@ -1,8 +1,8 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The doctor's check of the compiled CUDA extension: whether each GPU can run its kernels.
 
-Imported by the doctor package (which registers the check by defining it), in a project
-rendered with the compiled extension only.
+Imported by the doctor package, in a project rendered with the compiled extension only; importing
+it adds its checks to the doctor's list.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gpu._project import CUDA_MAJOR
-from ._findings import Check, Finding
+from ._diagnoses import CHECKS, Finding
 
 if TYPE_CHECKING:
     from ._environment import Facts, GPUInfo
 
-__all__ = ["ExtensionHasNoKernelForGpu", "ExtensionNotLoaded"]
+__all__ = ["extension_no_kernel_image", "extension_not_loaded"]
 
 
 def _capability(gpu: GPUInfo) -> int | None:
@@ -35,61 +35,52 @@ def _runs_on(capability: int, sass: tuple[int, ...], ptx: tuple[int, ...]) -> bo
     )
 
 
-class ExtensionNotLoaded(Check):
+def extension_not_loaded(facts: Facts) -> Finding | None:
     """The package was built with the compiled extension, but it does not import."""
-
-    code = "extension-not-loaded"
-    severity = "error"
-    why = (
+    if facts.extension_error is None:
+        return None
+    return Finding(
+        "extension-not-loaded",
+        "error",
+        f"the compiled extension cannot be imported ({facts.extension_error})",
         "every function of kernels.cuda_cpp, on the CPU too, calls the compiled module: each "
-        "call raises the import's error"
+        "call raises the import's error",
+        "install a wheel built for this platform and Python, or rebuild it from a checkout: "
+        f"pip install --force-reinstall --no-deps . (with a CUDA {CUDA_MAJOR} nvcc and a "
+        "C++ compiler)",
     )
 
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        if facts.extension_error is None:
-            return None
-        return cls.found(
-            f"the compiled extension cannot be imported ({facts.extension_error})",
-            "install a wheel built for this platform and Python, or rebuild it from a checkout: "
-            f"pip install --force-reinstall --no-deps . (with a CUDA {CUDA_MAJOR} nvcc and a "
-            "C++ compiler)",
-        )
 
-
-class ExtensionHasNoKernelForGpu(Check):
+def extension_no_kernel_image(facts: Facts) -> Finding | None:
     """The compiled extension carries no code that this GPU can run; CuPy stands in for it."""
-
-    code = "extension-no-kernel-image"
-    severity = "warning"
-    why = (
-        "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
-        "some; on any other GPU kernels.cuda_cpp computes with CuPy instead (logged once)"
+    sass, ptx = facts.compiled_architectures, facts.compiled_ptx
+    if not (sass or ptx):
+        return None
+    missing = [
+        gpu
+        for gpu in facts.driver.gpus
+        if (capability := _capability(gpu)) is not None and not _runs_on(capability, sass, ptx)
+    ]
+    if not missing:
+        return None
+    listed = ", ".join(
+        f"GPU {gpu.device} ({gpu.name}, compute {gpu.compute_capability})" for gpu in missing
     )
-
-    @classmethod
-    def check(cls, facts: Facts) -> Finding | None:
-        sass, ptx = facts.compiled_architectures, facts.compiled_ptx
-        if not (sass or ptx):
-            return None
-        missing = [
-            gpu
-            for gpu in facts.driver.gpus
-            if (capability := _capability(gpu)) is not None and not _runs_on(capability, sass, ptx)
-        ]
-        if not missing:
-            return None
-        listed = ", ".join(
-            f"GPU {gpu.device} ({gpu.name}, compute {gpu.compute_capability})" for gpu in missing
-        )
-        return cls.found(
-            f"the compiled extension was built for compute capabilities {_shown(sass)} (PTX: "
-            f"{_shown(ptx) or 'none'}); it cannot run on {listed}",
-            "rebuild it for this GPU from a checkout: CUDAARCHS=native pip install . (with a "
-            f"CUDA {CUDA_MAJOR} nvcc that still compiles for it: nvcc --list-gpu-arch lists "
-            "what it can)",
-        )
+    return Finding(
+        "extension-no-kernel-image",
+        "warning",
+        f"the compiled extension was built for compute capabilities {_shown(sass)} (PTX: "
+        f"{_shown(ptx) or 'none'}); it cannot run on {listed}",
+        "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
+        "some; on any other GPU kernels.cuda_cpp computes with CuPy instead (logged once)",
+        "rebuild it for this GPU from a checkout: CUDAARCHS=native pip install . (with a "
+        f"CUDA {CUDA_MAJOR} nvcc that still compiles for it: nvcc --list-gpu-arch lists "
+        "what it can)",
+    )
 
 
 def _shown(architectures: tuple[int, ...]) -> str:
     return ", ".join(f"{a // 10}.{a % 10}" for a in architectures)
+
+
+CHECKS.extend((extension_not_loaded, extension_no_kernel_image))
