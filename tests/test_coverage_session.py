@@ -1,9 +1,9 @@
 """The rendered project's coverage session measures the user's code the same way everywhere.
 
-A default render gets the files of its guide (docs/extending.md) and a realistic module of a
-user's own, written the guide's way (tests/user_code/: Black-Scholes prices with a CuPy
-``ElementwiseKernel``, payoffs with a Numba CUDA kernel, each with a parallel CPU twin, and the
-tests the guide prescribes), then runs ``nox -s coverage`` as a user does.
+A default render gets the files of its guides (docs/extending.md, the template's docs/guide.md)
+and a realistic module of a user's own, written the guide's way (tests/user_code/: Black-Scholes
+prices with a CuPy ``ElementwiseKernel``, payoffs with a Numba CUDA kernel, each with a parallel
+CPU twin, and the tests the guide prescribes), then runs ``nox -s coverage`` as a user does.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Built, Render, build_and_install, git
-from test_guide import guide_files
+from test_guide import guide_files_of
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ FLOOR = 90  # fail_under in the rendered pyproject.toml
 def project(render: Render) -> Built:
     """A default render with the guide's files and the user's pricing module, in a git repo."""
     project = render({}, name="coverage-user-code")
-    for rel, body in guide_files((project / "docs" / "extending.md").read_text("utf-8")).items():
+    for rel, body in guide_files_of(project).items():
         (project / rel).write_text(body, "utf-8")
     shutil.copytree(USER_CODE, project, dirs_exist_ok=True)
     built = build_and_install(project, {})
@@ -80,6 +80,7 @@ def test_guide_examples_and_a_users_kernel_module_hold_the_floor(
     percents = percent_by_file(project, tmp_path)
     mine = ["pricing.py", "_pricing_cuda.py"]
     guides = ["stats.py", "ops.py", "my_kernels.py", "_my_kernels_cuda.py", "my_cupy_kernels.py"]
+    guides += ["my_random.py", "_my_random_cuda.py"]  # the long form's
     assert {name: percents.get(name, 0.0) for name in mine + guides} == pytest.approx(
         dict.fromkeys(mine + guides, 100.0), abs=100 - FLOOR
     )

@@ -2,7 +2,7 @@
 
 This machine has no GPU and no driver, as a laptop or a CPU CI runner: CuPy installs and
 imports, and NVRTC (a toolkit wheel of the cuda extra) compiles without a driver. A default
-render gets the guide's files, then the cuda extra of each major in a venv of its own: every
+render gets the files of both guides, then the cuda extra of each major in a venv of its own: every
 case holds against NVRTC of every major.
 """
 
@@ -22,16 +22,16 @@ from conftest import (
     run_pytest_of,
 )
 from template_data import load_computed
-from test_guide import guide_files
+from test_guide import guide_files_of
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module", params=MAJORS, ids=lambda major: f"cuda{major}")
 def project(request: pytest.FixtureRequest, render: Render) -> Built:
-    """A default render with the guide's files and one major's cuda extra installed."""
+    """A default render with the guides' files and one major's cuda extra installed."""
     project = render({}, name=f"cupy-compile-cuda{request.param}")
-    for rel, body in guide_files((project / "docs" / "extending.md").read_text("utf-8")).items():
+    for rel, body in guide_files_of(project).items():
         (project / rel).write_text(body, "utf-8")
     built = build_and_install(project, {})
     install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]

@@ -190,10 +190,10 @@ def myproj(render: Render) -> Built:
 
 def sample_pages(project: Path) -> list[Path]:
     """Pages whose Python samples must run: the template's docs and the rendered project's."""
+    # The guides' blocks are files, not samples: tests/test_guide.py writes and tests them.
     return [
-        *sorted((REPO_ROOT / "docs").glob("*.md")),
+        *sorted(p for p in (REPO_ROOT / "docs").glob("*.md") if p.name != "guide.md"),
         project / "README.md",
-        # The guide's blocks are files, not samples: tests/test_guide.py writes and tests them.
         *sorted(p for p in (project / "docs").glob("*.md") if p.name != "extending.md"),
     ]
 

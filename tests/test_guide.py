@@ -1,10 +1,11 @@
-"""The rendered project's guide (docs/extending.md, and the row benchmarks/README.md adds)
-works exactly as written.
+"""The guide works exactly as written: the project's short one and the template's long form.
 
-A default render with the benchmarks gets every file the pages show, written as the page says
-and in new files only; then the project's own checks run as a user runs them: ruff, ruff
-format, mypy, pytest, the simulator and PTX tests of ``nox -s tests_sim``, the benchmark and
-the strict docs build.
+The rendered project's docs/extending.md is the short path (with the benchmarks' row in
+benchmarks/README.md); the template's docs/guide.md is the
+long form, written for a package named ``myproj``. A default render gets every file both pages
+show, written as the pages say and in new files only; then the project's own checks run as a
+user runs them: ruff, ruff format, mypy, pytest, the simulator and PTX tests of
+``nox -s tests_sim``, the benchmark and the strict docs build.
 """
 
 from __future__ import annotations
@@ -17,19 +18,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Built, Render, build_and_install, run, run_pytest_of
+from conftest import REPO_ROOT, Built, Render, build_and_install, run, run_pytest_of
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
 # The defaults (CuPy and Numba, docs on) with the benchmarks, whose README adds a row of the guide's
 # kernel to their table.
 ANSWERS: dict[str, object] = {"benchmarks": True}
-# The pages that show files: the guide, and the benchmarks' README.
+# The project's pages that show files: the guide, and the benchmarks' README (ANSWERS has them).
 PAGES = ("docs/extending.md", "benchmarks/README.md")
 # A file of the guide: a line holding only its path in backticks and a colon, then its block.
 FILE_BLOCK = re.compile(
     r"^`(?P<path>[^`\s]+)`:\n\n```(?P<lang>\w+)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL
 )
+# The long form: the template's own page, its files written for a package named `myproj`.
+LONG_GUIDE = REPO_ROOT / "docs" / "guide.md"
+# The most lines the project's guide may have: it is what a new user reads on day one.
+SHORT_GUIDE_LINES = 300
 # Where the template's own code lives (tests/test_boundary.py has the full rule).
 TEMPLATE_AREAS = ("gpu", "doctor", "kernels", "scale")
 
@@ -46,6 +51,43 @@ def test_guide_files_are_read_with_their_paths() -> None:
     assert guide_files(page) == {"src/p/a.py": "x = 1\n"}
 
 
+def guide_files_of(project: Path) -> dict[str, str]:
+    """The files of both guides for ``project``: its own page's, then the long form's.
+
+    The long form names the package ``myproj``; here it is read as ``project``'s package.
+    """
+    package = next(path.name for path in (project / "src").iterdir())
+    shown = [project / page for page in PAGES if (project / page).is_file()]
+    pages = [guide_files(page.read_text("utf-8")) for page in shown]
+    pages.append(guide_files(re.sub(r"\bmyproj\b", package, LONG_GUIDE.read_text("utf-8"))))
+    files = {rel: body for found in pages for rel, body in found.items()}
+    assert sum(map(len, pages)) == len(files), "two pages show one path"
+    return files
+
+
+def test_both_guides_are_read_for_the_projects_package(tmp_path: Path) -> None:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    page = "`src/pkg/a.py`:\n\n```python\nx = 1\n```\n"
+    (tmp_path / "docs" / "extending.md").write_text(page, "utf-8")
+    files = guide_files_of(tmp_path)
+    assert files["src/pkg/a.py"] == "x = 1\n"
+    simulated = files["tests/test_my_random_cudasim.py"]  # a file of the long form
+    assert "from pkg import _my_random_cuda, my_random\n" in simulated
+    assert [rel for rel, body in files.items() if "myproj" in rel + body] == []
+
+
+@pytest.mark.parametrize("answers", [{}, {"docs": "none"}], ids=["defaults", "docs-none"])
+def test_project_guide_is_short_and_points_at_the_long_form(
+    render: Render, answers: dict[str, str]
+) -> None:
+    project = render(answers, name="guide-short")
+    page = (project / "docs" / "extending.md").read_text("utf-8")
+    assert len(page.splitlines()) <= SHORT_GUIDE_LINES
+    assert "cuda-template guide, `docs/guide.md` in the template repository" in page
+    assert LONG_GUIDE.is_file()
+
+
 def template_privates(source: str, package: str) -> list[str]:
     """The private modules or names of the template's packages that ``source`` imports."""
     found = []
@@ -60,13 +102,6 @@ def template_privates(source: str, package: str) -> list[str]:
     return found
 
 
-def pages_files(project: Path) -> dict[str, str]:
-    """The files of every page of PAGES, by path."""
-    files = [guide_files((project / page).read_text("utf-8")) for page in PAGES]
-    assert sum(map(len, files)) == len({rel for found in files for rel in found})
-    return {rel: body for found in files for rel, body in found.items()}
-
-
 def test_private_imports_of_the_template_are_found() -> None:
     source = "from .kernels import _launch, checks\nfrom p.gpu._arrays import x\nfrom . import _me"
     assert template_privates(source, "p") == ["_launch", "_arrays"]
@@ -75,16 +110,16 @@ def test_private_imports_of_the_template_are_found() -> None:
 def test_guide_code_uses_only_public_names_of_the_template(render: Render) -> None:
     project = render(ANSWERS, name="guide-public")
     package = next(path.name for path in (project / "src").iterdir())
-    files = pages_files(project)
+    files = guide_files_of(project)
     used = {rel: template_privates(body, package) for rel, body in files.items()}
     assert {rel: names for rel, names in used.items() if names} == {}
 
 
 @pytest.fixture(scope="module")
 def guided(render: Render) -> tuple[Built, dict[str, str]]:
-    """A default render with the guide's files added, built and installed."""
+    """A default render with the files of both guides added, built and installed."""
     project = render(ANSWERS, name="guided")
-    files = pages_files(project)
+    files = guide_files_of(project)
     for rel, body in files.items():
         target = project / rel
         assert not target.exists(), f"the guide writes into an existing file: {rel}"
@@ -103,8 +138,11 @@ def test_guide_adds_a_function_two_kernels_their_tests_and_a_benchmark_in_new_fi
         f"src/{package}/ops.py",
         f"src/{package}/my_kernels.py",
         f"src/{package}/my_cupy_kernels.py",
+        f"src/{package}/my_random.py",
         "tests/test_my_kernels_cudasim.py",
         "tests/test_my_kernels_ptx.py",
+        "tests/test_my_random_cudasim.py",
+        "tests/test_my_random_ptx.py",
         "benchmarks/kernels_mine.py",
     } <= set(files)
     inside = [rel for rel in files if rel.split("/")[:3:2] in (["src", a] for a in TEMPLATE_AREAS)]
@@ -130,7 +168,13 @@ def test_guide_tests_pass_with_the_projects_own(guided: tuple[Built, dict[str, s
     built, _ = guided
     out = run_pytest_of(built, "-q")
     assert " failed" not in out
-    for name in ("test_stats.py", "test_ops.py", "test_my_kernels.py", "test_my_cupy_kernels.py"):
+    for name in (
+        "test_stats.py",
+        "test_ops.py",
+        "test_my_kernels.py",
+        "test_my_cupy_kernels.py",
+        "test_my_random.py",
+    ):
         assert name not in out, f"{name} was skipped:\n{out}"  # -rs lists skipped files
 
 
@@ -148,7 +192,7 @@ PHILOX_ANSWERS = [
 _PHILOX_PROBE = """
 import json, sys
 import numpy as np
-from {package}.my_kernels import _philox, philox_source
+from {package}.my_random import _philox, philox_source
 seen = []
 for (k0, k1), (c0, c1, c2, c3), _ in json.loads(sys.argv[1]):
     seed, i, j = (np.uint64(lo | hi << 32) for lo, hi in ((k0, k1), (c0, c1), (c2, c3)))
@@ -261,14 +305,15 @@ def test_guide_kernel_passes_the_simulator_and_ptx_tests(
     numba_cuda = MATRIX["majors"][str(built.cuda_majors()[-1])]["simulator"]
     install = ["uv", "pip", "install", "--quiet", "--python", str(built.venv_python)]
     run([*install, *numba_cuda], cwd=built.project)
-    sim = run_pytest_of(built, "-v", "-m", "cudasim", "tests/test_my_kernels_cudasim.py", sim=True)
+    cudasim = ["tests/test_my_kernels_cudasim.py", "tests/test_my_random_cudasim.py"]
+    sim = run_pytest_of(built, "-v", "-m", "cudasim", *cudasim, sim=True)
     assert sim.count("PASSED") == 12, sim
     assert sim.count("test_pi_hits_kernel_draws_what_the_twin_draws[") == 2  # equal to the twin
     ptx = run_pytest_of(
         built, "-v", *sorted(map(str, Path(built.project).glob("tests/test_*_ptx.py")))
     )
     assert "test_my_kernels_ptx.py::test_abs_diff_kernel_compiles_to_ptx[float64] PASSED" in ptx
-    assert "test_my_kernels_ptx.py::test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx
+    assert "test_my_random_ptx.py::test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx
 
 
 @pytest.mark.slow
@@ -292,6 +337,8 @@ def test_guide_kernels_compile_to_ptx_with_numba_cuda_too(
         "no:cacheprovider",
         "-v",
         "tests/test_my_kernels_ptx.py",
+        "tests/test_my_random_ptx.py",
     ]
     ptx = run(cmd, cwd=built.project, env={"NUMBA_ENABLE_CUDASIM": "0"})
+    assert "test_abs_diff_kernel_compiles_to_ptx[float32] PASSED" in ptx
     assert "test_pi_hits_kernel_compiles_to_ptx PASSED" in ptx
