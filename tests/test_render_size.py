@@ -14,12 +14,13 @@ import pytest
 from conftest import ALL_OPTIONS, REPO_ROOT, Render
 
 # The one statement of the budgets, in lines: docs/contributing.md quotes this block. The
-# default answers, and every option on, the compiled extension included, as issue 38 counts
-# them. Its goal is 7,000 and 11,000, met by moving code out of the render or dropping it; it is
-# not met. The ceilings below are the figures measured at this release: they catch growth.
+# default answers, and every option on, the compiled extension included, as issue 48 counts
+# them. Its goal is 4,500 and 11,000, met by depth moving behind answers and thin layers over
+# the libraries; it is not met yet. The ceilings below are the figures measured as the work
+# lands: they only come down.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 8_846),
-    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 14_432),
+    "defaults": ({}, 8_512),
+    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 14_108),
 }
 
 
