@@ -577,17 +577,11 @@ def cpu_only(facts: Facts) -> Finding | None:
         fits = [m for m in CUDA_MAJORS if _builds_for(m, _oldest_gpu(facts))] or CUDA_MAJORS
         each = [f"{_install_hint(m)} (driver >= {MIN_DRIVER_BY_MAJOR[m]})" for m in fits]
         fix = f"to use a GPU: {unknown}{_or_names(reversed(each))}"
-        return Finding(
-            "cpu-only",
-            "info",
-            "no CUDA-linked package is installed",
-            "the package runs on NumPy",
-            fix,
-        )
-    major = _served_major_for(facts)
-    too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
-    upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""
-    fix = f"to use a GPU: {upgrade}{_install_hint(major)}"
+    else:
+        major = _served_major_for(facts)
+        too_old = _driver_too_old(facts, major, f"{DISTRIBUTION}'s GPU libraries")
+        upgrade = f"upgrade the NVIDIA driver to >= {too_old.minimum}, then " if too_old else ""
+        fix = f"to use a GPU: {upgrade}{_install_hint(major)}"
     return Finding(
         "cpu-only",
         "info",
