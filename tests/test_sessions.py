@@ -3,6 +3,7 @@ and tests_gpu reports the documented outcome on a machine without a GPU."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -242,8 +243,9 @@ def load_noxfile(project: Path, name: str) -> Any:
 def gpu_noxfile(render: Render) -> Any:
     """The noxfile of a render serving every major, as on a host whose nvidia-smi lists a GPU."""
     answers = {"gpu_libraries": ["cupy", "numba", "pycuda"]}
-    project = render(answers, name="gpu-session")
-    noxfile = load_noxfile(project, "rendered_noxfile")
+    project = render({**answers, "deep_checks": True}, name="gpu-session")
+    with contextlib.chdir(project):  # nox loads a noxfile from its folder: the PTX tests' glob
+        noxfile = load_noxfile(project, "rendered_noxfile")
     noxfile._no_gpu_reason = lambda: None
     noxfile.real_pycuda_unbuildable = noxfile._pycuda_unbuildable
     noxfile._pycuda_unbuildable = lambda: None  # a runner with the CUDA toolkit and g++
