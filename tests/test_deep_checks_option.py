@@ -28,7 +28,7 @@ DEEP_FILES = [
     "tests/test_large_numba.py",
 ]
 # A render's own module that imports one of the slice's helpers would fail without it.
-SLICE_IMPORT = re.compile(r"^from (large_arrays|large_grids|cupy_compile|test_\w+_ptx) import", re.M)
+SLICE_IMPORT = re.compile(r"^from (large_\w+|cupy_compile|test_\w+_ptx) import", re.M)
 
 
 def recorded(project: Path) -> object:
