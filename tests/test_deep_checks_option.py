@@ -16,14 +16,12 @@ import yaml
 from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, git, update_project
 from test_sessions import RecordingSession, load_noxfile
 
-# What the option brings to a default render (CuPy and Numba), the template's own tests of its
-# helpers included.
+# What the option brings to a default render (CuPy and Numba); its block also takes the template's
+# own tests of the helpers (tests/owned/), which a render for these tests does not carry.
 DEEP_FILES = [
     "tests/cupy_compile.py",
     "tests/large_arrays.py",
-    "tests/test_cupy_compile_edges.py",
     "tests/test_kernels_numba_ptx.py",
-    "tests/test_large_arrays.py",
     "tests/test_large_cupy.py",
     "tests/test_large_numba.py",
 ]
