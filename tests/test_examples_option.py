@@ -25,6 +25,8 @@ from template_data import exclude_blocks, questions
 PACKAGE = "my_gpu_project"
 # Both libraries that have examples, so every file of an example is rendered when it is on.
 LIBRARIES = ["cupy", "numba"]
+# The answers whose blocks leave out an example's benchmark rows, large and PTX tests too.
+DEPTH = {"benchmarks": True, "deep_checks": True}
 
 
 def example_files(example: str) -> list[str]:
@@ -70,8 +72,7 @@ def test_every_example_brings_at_least_a_module_and_a_test() -> None:
 @pytest.fixture(scope="module", params=[[], *([e] for e in ALL_EXAMPLES), ALL_EXAMPLES])
 def example_render(request: pytest.FixtureRequest, render: Render) -> tuple[list[str], Path]:
     chosen: list[str] = request.param
-    # With the deep checks, whose block leaves out the examples' large and PTX tests too.
-    answers: dict[str, Any] = {"gpu_libraries": LIBRARIES, "examples": chosen, "deep_checks": True}
+    answers: dict[str, Any] = {"gpu_libraries": LIBRARIES, "examples": chosen, **DEPTH}
     return chosen, render(answers, name="examples-" + ("-".join(chosen) or "none"))
 
 
@@ -99,7 +100,7 @@ def test_nothing_in_the_render_names_an_example_that_is_off(
 def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     render: Render, template_repo: Path
 ) -> None:
-    project = render({"gpu_libraries": LIBRARIES, "deep_checks": True}, name="examples-toggle")
+    project = render({"gpu_libraries": LIBRARIES, **DEPTH}, name="examples-toggle")
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render", cwd=project)
