@@ -18,7 +18,7 @@ from conftest import ALL_OPTIONS, REPO_ROOT, Render
 # them. Its goal is 7,000 and 11,000, met by moving code out of the render or dropping it; it is
 # not met. The ceilings below are the figures measured at this release: they catch growth.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 8_846),
+    "defaults": ({}, 8_579),
     "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 14_432),
 }
 
