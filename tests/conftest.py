@@ -90,6 +90,7 @@ ALL_OPTIONS: dict[str, Any] = {
     "dask": True,
     "devcontainer": True,
     "benchmarks": True,
+    "deep_checks": True,
 }
 
 # The render matrix: each entry names the answers it sets; the rest are defaults.
@@ -105,6 +106,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "examples": ["reductions"],
         "python_min": OLDEST_PYTHON,
         "benchmarks": True,
+        "deep_checks": True,
     },
     "no-libraries": {
         "gpu_libraries": [],
@@ -123,6 +125,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "license": "Apache-2.0",
         "python_min": "3.12",
         "benchmarks": True,
+        "deep_checks": True,
     },
     "all-majors": {
         "cuda_majors": MAJORS,
@@ -131,6 +134,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "python_min": "3.13",
         "dask": True,
         "benchmarks": True,
+        "deep_checks": True,
     },
     # No CuPy: the gpu marker asks the driver, and conftest imports differ; the stencil runs on
     # Numba and the CUDA C routes alone.

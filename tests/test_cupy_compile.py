@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module", params=MAJORS, ids=lambda major: f"cuda{major}")
 def project(request: pytest.FixtureRequest, render: Render) -> Built:
     """A default render with the guides' files and one major's cuda extra installed."""
-    project = render({}, name=f"cupy-compile-cuda{request.param}")
+    project = render({"deep_checks": True}, name=f"cupy-compile-cuda{request.param}")
     for rel, body in guide_files_of(project).items():
         (project / rel).write_text(body, "utf-8")
     built = build_and_install(project, {})

@@ -23,10 +23,10 @@ from conftest import (
 from template_data import exclude_blocks, questions
 
 PACKAGE = "my_gpu_project"
-# Both libraries that have examples, and the benchmark harness that holds their rows, so every
-# file of an example is rendered when it is on.
 LIBRARIES = ["cupy", "numba"]
-ANSWERS: dict[str, Any] = {"gpu_libraries": LIBRARIES, "benchmarks": True}
+# Both libraries that have examples, and the answers whose blocks leave out an example's
+# benchmark rows, large and PTX tests, so every file of an example is rendered when it is on.
+ANSWERS: dict[str, Any] = {"gpu_libraries": LIBRARIES, "benchmarks": True, "deep_checks": True}
 
 
 def example_files(example: str) -> list[str]:

@@ -24,7 +24,7 @@ from template_data import load_computed
 MATRIX = load_computed("cuda_matrix")
 # The defaults (CuPy and Numba, docs on) with the benchmarks, whose README adds a row of the guide's
 # kernel to their table.
-ANSWERS: dict[str, object] = {"benchmarks": True}
+ANSWERS: dict[str, object] = {"benchmarks": True, "deep_checks": True}
 # The project's pages that show files: the guide, and the benchmarks' README (ANSWERS has them).
 PAGES = ("docs/extending.md", "benchmarks/README.md")
 # A file of the guide: a line holding only its path in backticks and a colon, then its block.

@@ -34,6 +34,7 @@ ANSWERS = {
     "gpu_libraries": [lib for lib in ALL_LIBRARIES if MATRIX["libraries"][lib]["kernels"]],
     "examples": ALL_EXAMPLES,
     "benchmarks": True,
+    "deep_checks": True,
 }
 # The kernel tests that need neither numba-cuda nor a GPU: CPU paths, argument checks, launch
 # sizes, the benchmark's timing rules, and the PyCUDA and cuda.core routes against fakes.
@@ -127,7 +128,11 @@ def test_numba_kernels_compile_to_ptx_without_a_gpu(kernels_project: tuple[Built
 def test_cuda_source_compiles_with_nvrtc_without_a_gpu(kernels_project: tuple[Built, str]) -> None:
     built, _ = kernels_project
     out = run_pytest_of(
-        built, "-v", "tests/test_kernels_cuda_source.py", "tests/test_kernels_cuda_source_edges.py"
+        built,
+        "-v",
+        "tests/test_kernels_cuda_source.py",
+        "tests/test_kernels_cuda_source_ptx.py",
+        "tests/test_kernels_cuda_source_edges.py",
     )
     assert "test_cuda_source_compiles_to_ptx_with_nvrtc PASSED" in out
     # The PTX's index arithmetic is checked with the NVRTC the project ships, not skipped.

@@ -440,6 +440,19 @@ def test_an_update_from_the_last_release_keeps_its_benchmarks(
     assert (project / "benchmarks" / "import_cost.py").is_file()
 
 
+@pytest.mark.slow
+def test_an_update_from_the_last_release_keeps_its_deep_kernel_checks(
+    updated_from: Callable[[Sample, str], Updated],
+) -> None:
+    # The release rendered them before the question (its tests/test_kernels_large.py is now a
+    # file per route); a new project starts without them.
+    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
+    project = updated_from(release, "defaults").project
+    assert answers_file(project)["deep_checks"] is True
+    for kept in ["large_arrays.py", "test_large_numba.py", "test_kernels_numba_ptx.py"]:
+        assert (project / "tests" / kept).is_file()
+
+
 @pytest.mark.full  # an older sample's update
 @pytest.mark.parametrize("answer_set", ANSWER_SETS)
 def test_an_update_from_a_one_major_version_keeps_its_one_extra(
