@@ -378,8 +378,9 @@ def keyword_build(built_extension: BuiltExtension) -> KeywordBuild:
     assert "CMAKE_CUDA_ARCHITECTURES:STRING=all-major" in cache, "the keyword never reached CMake"
     wheel = next((project / "dist-all-major").glob("*.whl"))
     site = project.parent / "site-all-major"
-    install = ["uv", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)]
-    run(install, cwd=project)
+    # For the interpreter that built it, whichever Python comes first on PATH.
+    target = ["--python", BUILD_PYTHON, "--target", str(site)]
+    run(["uv", "pip", "install", "--quiet", "--no-deps", *target, str(wheel)], cwd=project)
     return KeywordBuild(built_extension, site)
 
 

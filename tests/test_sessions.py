@@ -260,8 +260,9 @@ def gpu_noxfile(render: Render) -> Any:
 
 @pytest.fixture(scope="module")
 def examples_project(render: Render) -> Path:
-    """A render with every worked example (their benchmark rows) and the docs site."""
-    return render({"examples": ALL_EXAMPLES, "docs": "sphinx"}, name="examples-sessions")
+    """A render with every worked example, their benchmark rows and the docs site."""
+    answers = {"examples": ALL_EXAMPLES, "benchmarks": True, "docs": "sphinx"}
+    return render(answers, name="examples-sessions")
 
 
 def test_bench_session_runs_the_scripts_and_not_the_row_files_they_import(

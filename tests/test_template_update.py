@@ -31,12 +31,12 @@ def project(tmp_path: Path) -> Path:
 
 
 def release(project: Path, version: str, title: str) -> None:
-    """Tag a new template release whose README starts with ``title`` instead."""
+    """Tag a new template release whose README's title line is ``title`` instead."""
     template = project.parent / "template"
     readme = template / "template" / "README.md.jinja"
     text = readme.read_text("utf-8")
-    assert text.startswith(TITLE)
-    readme.write_text(title + text.removeprefix(TITLE), encoding="utf-8")
+    assert text.count(TITLE) == 1  # after the Jinja imports, if any
+    readme.write_text(text.replace(TITLE, title), encoding="utf-8")
     git("commit", "-q", "-am", f"Release {version}", cwd=template)
     git("tag", version, cwd=template)
 
