@@ -53,7 +53,8 @@ def loaded_cupy(*path: str) -> Any:
 
 def is_gpu_array(a: object) -> bool:
     """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
-    if type(a) is np.ndarray or sys.modules.get("cupy") is None:  # NumPy's own first; no CuPy
+    # NumPy's own first; then no CuPy, or one half-imported (compat's look-up would raise).
+    if type(a) is np.ndarray or loaded_cupy("ndarray") is None:
         return False
     import array_api_compat  # here, not at import: `import gpu` loads NumPy alone
 
