@@ -53,10 +53,12 @@ def loaded_cupy(*path: str) -> Any:
 
 def is_gpu_array(a: object) -> bool:
     """True for a CuPy array. Never imports CuPy: an array cannot exist if CuPy was not imported."""
-    if type(a) is np.ndarray:  # the common question first: no sys.modules walk for NumPy's own
+    # NumPy's own first; then no CuPy, or one half-imported (compat's look-up would raise).
+    if type(a) is np.ndarray or loaded_cupy("ndarray") is None:
         return False
-    ndarray = loaded_cupy("ndarray")
-    return isinstance(ndarray, type) and isinstance(a, ndarray)
+    import array_api_compat  # here, not at import: `import gpu` loads NumPy alone
+
+    return bool(array_api_compat.is_cupy_array(a))
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
@@ -166,6 +168,8 @@ def to_device(a: Any, device: int | None = None) -> Any:
     TypeError, ValueError
         When ``device`` is not one of :func:`devices` (see :func:`use_device`).
     """
+    # array-api-compat's to_device moves an array within its library (a NumPy one to "cpu"
+    # only), so a host array reaches the GPU through cupy.asarray.
     if device is None:
         if not backend().is_gpu:
             return to_cpu(a)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import numpy as np
 
 from . import checks
+from ._grids import checked_grid
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -104,7 +105,7 @@ def kernel_name(dtype: np.dtype[Any]) -> str:
 
 
 def laplacian_numpy(u: Any, out: Any) -> Any:
-    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``checks.grid``).
+    """The NumPy equivalent of ``laplacian.cu`` on checked arguments (see ``_grids.checked_grid``).
 
     In place on the interior, one temporary.
     """
@@ -136,6 +137,6 @@ def laplacian_cpu(u: NDArray[FloatT], *, out: NDArray[FloatT] | None = None) -> 
     numpy.ndarray
         ``out``, or a new array.
     """
-    u, _ = checks.grid("laplacian", u, out, accept=checks.host_only, takes="host arrays only")
-    result: NDArray[FloatT] = laplacian_numpy(u, out)
+    checked = checked_grid("laplacian", u, out, accept=checks.host_only, takes="host arrays only")
+    result: NDArray[FloatT] = laplacian_numpy(checked.arrays[0], out)
     return result

@@ -1,9 +1,8 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The argument checks every kernel route shares, for your kernels as for the package's own.
 
-A public kernel function calls :func:`arrays` (any number of named arrays, with the shapes the
-caller states) or one of its thin forms :func:`elementwise`, :func:`reduction` and :func:`grid`
-once, and hands what it returns to its CPU or GPU twin, which trust it and check nothing again:
+A public kernel function calls :func:`arrays` (any number of named arrays) once, and hands what
+it returns to its CPU or GPU twin, which trust it and check nothing again:
 :class:`Checked` carries every answer the call needs (the arrays, their dtype, the result's
 shape, host or device and which CUDA device), so the dispatcher is told where to run
 (``Dispatched.on``) instead of looking again:
@@ -14,25 +13,12 @@ shape, host or device and which CUDA device), so the dispatcher is told where to
     a = checks.scalar("my_kernel", "a", a, checked.dtype)
     return _my_kernel.on[checked.device](a, *checked.arrays, out)
 
-An error names the argument that is wrong. A matrix product, whose ``out`` takes its shape from
-both inputs:
-
-.. code-block:: python
-
-    checked = checks.arrays(
-        "matmul",
-        {"a": a, "b": b},
-        shapes={"a": ("m", "k"), "b": ("k", "n")},
-        out=out,
-        out_shape=("m", "n"),
-    )
-    result = np.empty(checked.shape, checked.dtype) if out is None else out
-
-Every route therefore fails the same way, with advice:
+An error names the argument that is wrong, so every route fails the same way, with advice:
 
 - arrays: ``None`` and masked arrays are refused (a kernel would ignore the mask); host array-likes
   become NumPy arrays; device arrays stay as they are; host and device arrays are not mixed;
-- dtypes: float32 or float64, one for all arrays; shapes: equal, never broadcast;
+- dtypes: float32 or float64, one for all arrays; shapes: equal, never broadcast (a kernel whose
+  inputs differ in shape, a matrix product, checks them before it calls :func:`arrays`);
 - ``out``: an array of the inputs' kind (on the host a plain ndarray or memmap, no other
   subclass), shape and dtype, C-contiguous, writable, and not overlapping an input in memory.
   The one overlap allowed is exact aliasing in an elementwise kernel (``axpy(a, x, y, out=y)``):
@@ -40,8 +26,9 @@ Every route therefore fails the same way, with advice:
   (``out=buf[1:]`` with ``x=buf[:-1]``) would read elements another thread has already
   overwritten, so it is refused, on the host and on the device alike.
 
-Overlap is decided by address ranges, the same way for every array type: NumPy arrays, CuPy
-arrays, PyCUDA ``GPUArray`` and anything with ``__cuda_array_interface__`` (Numba device arrays).
+Overlap is decided by NumPy's exact test (``numpy.shares_memory``), the same way for every array
+type: NumPy arrays, and device arrays (CuPy, PyCUDA ``GPUArray``, Numba) by the addresses their
+``__cuda_array_interface__`` states.
 
 A call costs what its questions cost, so the cheap ones come first: plain NumPy arrays of one
 float dtype (``type(x) is numpy.ndarray``, dtypes compared by identity) and an ``out`` that
@@ -66,7 +53,8 @@ no type hints:
 from __future__ import annotations
 
 import numbers
-from types import MappingProxyType
+import warnings
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, cast
 
 import numpy as np
@@ -77,9 +65,10 @@ from ..gpu._arrays import device_of, device_of_arrays, loaded_cupy
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from numpy.typing import NDArray
+
 __all__ = [
     "FLOAT_DTYPES",
-    "GRID",
     "Array",
     "ArrayT",
     "Checked",
@@ -138,8 +127,9 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _FLOAT32, _FLOAT64 = FLOAT_DTYPES
 _NDARRAY = np.ndarray
 _PLAIN_NUMBERS = (float, int)  # exactly these types: a bool, an int to Python, is refused
-
-_NO_SIZES: Mapping[str, int] = MappingProxyType({})
+# The work numpy.shares_memory may spend before it gives up (and the overlap is refused): far
+# above what an `out`, which is C-contiguous, and an input of a few dimensions take.
+_OVERLAP_WORK = 10_000
 
 
 class Checked(NamedTuple):
@@ -161,8 +151,6 @@ class Checked(NamedTuple):
     """True for device arrays (of any library), False for host arrays."""
     device: int | None
     """The CUDA device of CuPy arrays; None for host arrays (and other libraries' arrays)."""
-    sizes: Mapping[str, int] = _NO_SIZES
-    """The sizes the stated shapes named: ``{"m": 3, "k": 4, "n": 5}`` for a matrix product."""
 
 
 # DLPack's device types of CUDA memory (kDLCUDA, kDLCUDAManaged), and how each library that
@@ -198,64 +186,40 @@ def host_only(a: object) -> bool:
     return False
 
 
-def _pointer_and_strides(a: Any) -> tuple[int, tuple[int, ...]]:
-    """The address of ``a``'s first element and its byte strides, for any supported array type."""
-    if isinstance(a, np.ndarray):  # NumPy, and NumPy subclasses standing in for device arrays
-        return int(a.__array_interface__["data"][0]), tuple(a.strides)
-    pointer = getattr(getattr(a, "data", None), "ptr", None)  # CuPy: a MemoryPointer
-    if pointer is None and getattr(a, "gpudata", None) is not None:  # PyCUDA: a DeviceAllocation
-        pointer = int(a.gpudata)
-    if pointer is not None:
-        return int(pointer), tuple(a.strides)
-    interface = getattr(a, "__cuda_array_interface__", None)
-    if interface is None:
-        raise TypeError(f"cannot locate the memory of a {type(a).__name__}")
-    strides = interface.get("strides")
-    if strides is None:  # the protocol's way of saying C-contiguous
-        strides = _c_strides(tuple(interface["shape"]), np.dtype(interface["typestr"]).itemsize)
-    return int(interface["data"][0]), tuple(strides)
+def _addresses(a: Any) -> NDArray[Any]:
+    """``a`` as NumPy sees memory: a host array itself, a device array as addresses only.
 
-
-def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    strides, step = [], itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return tuple(reversed(strides))
-
-
-def address_range(a: Array[Any]) -> tuple[int, int] | None:
-    """The bytes ``[start, stop)`` that ``a``'s elements span; None for an array of no elements.
-
-    Like NumPy's ``byte_bounds``, for host and device arrays alike. A strided view spans the gaps
-    between its elements too, so the range is conservative: two interleaved views overlap by it.
+    A device array becomes a NumPy array over the device addresses its
+    ``__cuda_array_interface__`` states, which nothing ever reads: NumPy's overlap test
+    compares addresses and strides only, so one exact test serves every library. CuPy's own
+    is not enough: ``cupy.may_share_memory`` says False for two arrays over one allocation
+    reached through different memory objects (``cupy.from_dlpack``, ``memptr=``), and
+    ``cupy.shares_memory`` launches a kernel and waits for it.
     """
-    shape = tuple(a.shape)
-    if 0 in shape:
-        return None
-    pointer, strides = _pointer_and_strides(a)
-    low = high = 0  # the bytes below the first element's pointer, and above it
-    for n, stride in zip(shape, strides, strict=True):
-        span = (n - 1) * stride  # a negative stride reaches below the pointer
-        low += min(span, 0)
-        high += max(span, 0)
-    return pointer + low, pointer + high + np.dtype(a.dtype).itemsize
+    if isinstance(a, np.ndarray):  # NumPy's, and NumPy subclasses standing in for device arrays
+        return a
+    interface = a.__cuda_array_interface__
+    keys = ("data", "shape", "typestr", "strides")  # not the stream: nothing here touches data
+    host: NDArray[Any] = np.asarray(
+        SimpleNamespace(__array_interface__={k: interface.get(k) for k in keys} | {"version": 3})
+    )
+    return host
 
 
-def overlaps(a: Array[Any], b: Array[Any]) -> bool:
-    """True when the address ranges of ``a`` and ``b`` intersect (arrays of one address space)."""
-    first, second = address_range(a), address_range(b)
-    if first is None or second is None:
-        return False
-    return first[0] < second[1] and second[0] < first[1]
+def _shares_memory(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    """NumPy's exact answer, bounded: an overlap too hard to solve quickly counts as one."""
+    try:
+        return bool(np.shares_memory(a, b, max_work=_OVERLAP_WORK))
+    except np.exceptions.TooHardError:
+        return True
 
 
-def _same_elements(a: Array[Any], b: Array[Any]) -> bool:
+def _same_elements(a: NDArray[Any], b: NDArray[Any]) -> bool:
     """True when ``a`` and ``b`` are views of the same elements in the same layout."""
     return (
-        tuple(a.shape) == tuple(b.shape)
-        and np.dtype(a.dtype) == np.dtype(b.dtype)
-        and _pointer_and_strides(a) == _pointer_and_strides(b)
+        a.shape == b.shape
+        and a.strides == b.strides
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
     )
 
 
@@ -381,9 +345,11 @@ def _output(
     if not getattr(flags, "writeable", True):
         raise ValueError(f"{name}: out is read-only; pass a writable array")
     checked: list[Any] = []
+    written = _addresses(target)
     for label, a in reads.items():
-        aliased = overlaps(target, a)
-        if aliased and not (alias_ok and _same_elements(target, a)):
+        read = _addresses(a)
+        aliased = _shares_memory(written, read)
+        if aliased and not (alias_ok and _same_elements(written, read)):
             allowed = f"; out may be {label} itself, exactly" if alias_ok else ""
             raise ValueError(
                 f"{name}: out overlaps {label} in memory, so the kernel would read elements it "
@@ -455,13 +421,6 @@ def _one_device(name: str, arrays: Sequence[Any], out: Any) -> int:
 
 # --- shapes ---------------------------------------------------------------------------------------
 
-Dims = tuple[int | str, ...]
-"""A stated shape: an int is that size, a name is a size shared with every other use of it."""
-
-
-def _spelled(dims: Dims) -> str:
-    return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
-
 
 def _same_shape(name: str, labels: Sequence[str], values: Sequence[Any]) -> tuple[int, ...]:
     """The one shape of every array: never broadcast, it hides bugs."""
@@ -476,47 +435,6 @@ def _same_shape(name: str, labels: Sequence[str], values: Sequence[Any]) -> tupl
     return shape
 
 
-def _stated_shapes(
-    name: str, labels: Sequence[str], values: Sequence[Any], shapes: Mapping[str, Dims]
-) -> dict[str, int]:
-    """The sizes the stated shapes name, after checking every array against its shape."""
-    unknown = sorted(set(shapes) - set(labels))
-    if unknown:
-        raise TypeError(f"{name}: shapes names {', '.join(unknown)}, which no array is called")
-    sizes: dict[str, int] = {}
-    found_in: dict[str, str] = {}
-    for label, a in zip(labels, values, strict=True):
-        dims = shapes.get(label)
-        if dims is None:
-            continue
-        shape = tuple(a.shape)
-        if len(shape) != len(dims):
-            which = f" for {label}, shaped {_spelled(dims)}" if len(values) > 1 else ""
-            raise ValueError(
-                f"{name} needs a {len(dims)}-D array, got {len(shape)}-D with shape {shape}{which}"
-            )
-        for dim, n in zip(dims, shape, strict=True):
-            if isinstance(dim, str) and dim not in sizes:
-                sizes[dim], found_in[dim] = n, label
-            elif n != (sizes[dim] if isinstance(dim, str) else dim):
-                bound = {d: sizes[d] for d in dims if isinstance(d, str) and d in sizes}
-                given = ", ".join(f"{d} = {v} from {found_in[d]}" for d, v in bound.items())
-                raise ValueError(
-                    f"{name}: {label} must have shape {_spelled(dims)}"
-                    f"{f' with {given}' if given else ''}, got {shape}"
-                )
-    return sizes
-
-
-def _result_shape(name: str, out_shape: Dims, sizes: Mapping[str, int]) -> tuple[int, ...]:
-    missing = [d for d in out_shape if isinstance(d, str) and d not in sizes]
-    if missing:
-        raise TypeError(
-            f"{name}: out_shape names {', '.join(missing)}, which no stated shape of an input has"
-        )
-    return tuple(sizes[d] if isinstance(d, str) else d for d in out_shape)
-
-
 # --- what a public function calls -----------------------------------------------------------------
 
 
@@ -525,8 +443,7 @@ def arrays(
     arrays: Mapping[str, Array[Any]],
     *,
     out: Array[Any] | None = None,
-    shapes: Mapping[str, Dims] | None = None,
-    out_shape: Dims | None = None,
+    out_shape: tuple[int, ...] | None = None,
     out_may_be_input: bool = False,
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
@@ -542,13 +459,8 @@ def arrays(
         the one that is wrong.
     out
         The caller's ``out=``, or None.
-    shapes
-        The shape each named input must have: ints, and names for sizes that several arrays
-        share (``{"a": ("m", "k"), "b": ("k", "n")}`` for a matrix product). Without it, every
-        input has one shape, as in an elementwise kernel.
     out_shape
-        The result's shape, in the same ints and names (``("m", "n")``); by default the first
-        input's shape.
+        The result's shape, when it is not the inputs' (``()`` for a reduction).
     out_may_be_input
         Allow ``out`` to be an input exactly (same elements, same layout), as an elementwise
         kernel can. Any other overlap with an input is always refused.
@@ -559,22 +471,19 @@ def arrays(
     -------
     Checked
         The arrays (host array-likes as NumPy arrays), ``out``, the dtype, the result's shape,
-        host or device, the CuPy device, and the sizes ``shapes`` named.
+        host or device, and the CuPy device.
 
     Examples
     --------
     >>> import numpy as np
-    >>> a, b = np.ones((2, 3)), np.ones((3, 4))
-    >>> checked = arrays(
-    ...     "matmul", {"a": a, "b": b}, shapes={"a": ("m", "k"), "b": ("k", "n")},
-    ...     out_shape=("m", "n"),
-    ... )
+    >>> x = np.ones(4)
+    >>> checked = arrays("norm", {"x": x}, out_shape=())
     >>> checked.shape, checked.device
-    ((2, 4), None)
-    >>> arrays("matmul", {"a": a, "b": a}, shapes={"a": ("m", "k"), "b": ("k", "n")})
+    ((), None)
+    >>> arrays("axpy", {"x": x, "y": x}, out=x[1:], out_may_be_input=True)
     Traceback (most recent call last):
     ...
-    ValueError: matmul: b must have shape (k, n) with k = 3 from a, got (2, 3)
+    ValueError: axpy: out must have shape (4,) and dtype float64, got shape (3,) and dtype float64
     """
     values: tuple[Any, ...] = tuple(arrays.values())
     if not values:
@@ -583,15 +492,14 @@ def arrays(
     # The cheap path: arrays of one exact type, NumPy's own or (for a route that takes them)
     # CuPy's, of one float dtype compared by identity (NumPy's built-in dtypes are single
     # objects; an equal dtype that is another object just takes the full checks), and of one
-    # shape unless shapes are stated. Anything else, a refusal included, takes the full checks.
+    # shape. Anything else, a refusal included, takes the full checks.
     kind: type[Any] | None = type(first)
     if kind is _NDARRAY or (accept is is_gpu_array and kind is loaded_cupy("ndarray")):
         dtype: Any = first.dtype  # a float dtype once past the checks
         if dtype is _FLOAT64 or dtype is _FLOAT32:
             shape = first.shape
-            same_shape = shapes is None
             for a in values[1:]:
-                if type(a) is not kind or a.dtype is not dtype or (same_shape and a.shape != shape):
+                if type(a) is not kind or a.dtype is not dtype or a.shape != shape:
                     kind = None
                     break
         else:
@@ -603,17 +511,11 @@ def arrays(
         values = tuple(checked)
         dtype = float_dtype(name, *values)
         # A tuple, as every answer gives it: a device array's shape may be another sequence.
-        if shapes is None:
-            shape = _same_shape(name, tuple(arrays), values)
-        else:
-            shape = tuple(values[0].shape)
+        shape = _same_shape(name, tuple(arrays), values)
     else:
         on_device = kind is not _NDARRAY
-    sizes: Mapping[str, int] = _NO_SIZES
-    if shapes is not None:
-        sizes = _stated_shapes(name, tuple(arrays), values, shapes)
     if out_shape is not None:
-        shape = _result_shape(name, out_shape, sizes)
+        shape = out_shape
     if out is not None and not (
         type(out) is kind
         and out.shape == shape
@@ -637,10 +539,18 @@ def arrays(
     elif on_device:  # the route's device arrays: CuPy's among them have a device, others none
         device = device_of_arrays(name, (*values, out))
     # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function, a third of a call.
-    return _new_checked(Checked, (values, out, dtype, shape, on_device, device, sizes))
+    return _new_checked(Checked, (values, out, dtype, shape, on_device, device))
 
 
 _new_checked = tuple.__new__
+
+
+# --- deprecated: the last release's forms, gone in the next one -----------------------------------
+
+
+def _deprecated(old: str, instead: str) -> None:
+    message = f"checks.{old} is deprecated and goes in the next release: {instead}"
+    warnings.warn(message, DeprecationWarning, stacklevel=3)
 
 
 def elementwise(
@@ -652,16 +562,13 @@ def elementwise(
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
 ) -> tuple[ArrayT, ArrayT, np.dtype[Any]]:
-    """Check the operands of an elementwise kernel; return ``x`` and ``y`` as arrays and the dtype.
-
-    ``out`` may be ``x`` or ``y`` exactly (same elements, same layout), nothing else that
-    overlaps them. The form of :func:`arrays` for two inputs of one shape.
-    """
+    """Deprecated: ``checks.arrays(name, {"x": x, "y": y}, out=out, out_may_be_input=True)``."""
+    instead = 'call arrays(name, {"x": x, "y": y}, out=out, out_may_be_input=True)'
+    _deprecated("elementwise", instead)
     checked = arrays(
         name, {"x": x, "y": y}, out=out, out_may_be_input=True, accept=accept, takes=takes
     )
-    x_array, y_array = checked.arrays
-    return cast("ArrayT", x_array), cast("ArrayT", y_array), checked.dtype
+    return cast("ArrayT", checked.arrays[0]), cast("ArrayT", checked.arrays[1]), checked.dtype
 
 
 def reduction(
@@ -672,17 +579,10 @@ def reduction(
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
 ) -> tuple[ArrayT, np.dtype[Any]]:
-    """Check the operand of a reduction into a 0-d ``out``; return ``x`` as an array and its dtype.
-
-    ``out`` must not overlap ``x`` at all: the result is zeroed, then accumulated, while ``x`` is
-    still being read. The form of :func:`arrays` for one input and a 0-d result.
-    """
+    """Deprecated: ``checks.arrays(name, {"x": x}, out=out, out_shape=())``."""
+    _deprecated("reduction", 'call arrays(name, {"x": x}, out=out, out_shape=())')
     checked = arrays(name, {"x": x}, out=out, out_shape=(), accept=accept, takes=takes)
     return cast("ArrayT", checked.arrays[0]), checked.dtype
-
-
-GRID: Mapping[str, Dims] = MappingProxyType({"u": ("rows", "cols")})
-"""The stated shape of :func:`grid`'s ``u``."""
 
 
 def grid(
@@ -693,10 +593,25 @@ def grid(
     accept: Callable[[object], bool] = is_gpu_array,
     takes: str = "NumPy or CuPy arrays",
 ) -> tuple[ArrayT, np.dtype[Any]]:
-    """Check a 2-D float grid and its ``out``; return ``u`` as an array and its dtype.
-
-    ``out`` must not overlap ``u`` at all: a stencil reads the neighbours of what it writes.
-    The form of :func:`arrays` for one 2-D input.
-    """
-    checked = arrays(name, {"u": u}, out=out, shapes=GRID, accept=accept, takes=takes)
+    """Deprecated: ``checks.arrays(name, {"u": u}, out=out)``, then a test of its 2-D shape."""
+    _deprecated("grid", 'call arrays(name, {"u": u}, out=out) and test len(checked.shape)')
+    checked = arrays(name, {"u": u}, out=out, accept=accept, takes=takes)
+    if len(checked.shape) != 2:
+        raise ValueError(
+            f"{name} needs a 2-D array, got {len(checked.shape)}-D with shape {checked.shape}"
+        )
     return cast("ArrayT", checked.arrays[0]), checked.dtype
+
+
+def address_range(a: Array[Any]) -> tuple[int, int] | None:
+    """Deprecated: NumPy's ``byte_bounds``; None for an array of no elements."""
+    _deprecated("address_range", "use numpy.lib.array_utils.byte_bounds")
+    view = _addresses(a)
+    start, stop = np.lib.array_utils.byte_bounds(view)
+    return None if view.size == 0 else (int(start), int(stop))
+
+
+def overlaps(a: Array[Any], b: Array[Any]) -> bool:
+    """Deprecated: NumPy's ``may_share_memory``, on device addresses too."""
+    _deprecated("overlaps", "use numpy.may_share_memory")
+    return bool(np.may_share_memory(_addresses(a), _addresses(b)))

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import checks
 from ._cuda_c import compile_once, kernel_name, laplacian_cpu, read_source
+from ._grids import checked_grid
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
@@ -83,10 +84,11 @@ def laplacian_cuda_core(u: NDArray[FloatT], *, device: int | None = None) -> NDA
     numpy.ndarray
         A new host array.
     """
-    u, dtype = checks.grid(
+    checked = checked_grid(
         "laplacian_cuda_core", u, None, accept=checks.host_only, takes="host arrays only"
     )
-    u = np.ascontiguousarray(u)
+    dtype = checked.dtype
+    u = np.ascontiguousarray(checked.arrays[0])
     grid = grid_2d(u.shape, BLOCK_2D)  # y capped at MAX_GRID_Y: the kernel loops over rows
     if not (grid[0] and grid[1]):
         return np.empty(u.shape, dtype=dtype)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..gpu import gpu_dispatch
-from . import checks
 from ._cuda_c import kernel_name, laplacian_numpy, read_source
+from ._grids import checked_grid
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def laplacian_raw(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> Arra
     The CPU path is the same stencil in NumPy slices. ``out``, when given, must have ``u``'s shape
     and dtype, be of ``u``'s kind, be C-contiguous and share no memory with ``u``.
     """
-    checked = checks.arrays("laplacian_raw", {"u": u}, out=out, shapes=checks.GRID)
+    checked = checked_grid("laplacian_raw", u, out)
     (u_checked,) = checked.arrays
     result: ArrayT = _laplacian.on[checked.device](u_checked, out)
     return result

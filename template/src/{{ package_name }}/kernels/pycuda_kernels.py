@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import checks
 from ._cuda_c import compile_once, kernel_name, laplacian_numpy, read_source
+from ._grids import checked_grid
 from ._launch import BLOCK_2D, grid_2d
 
 if TYPE_CHECKING:
@@ -96,11 +96,10 @@ def laplacian_pycuda(u: Array[ArrayT], *, out: Array[ArrayT] | None = None) -> A
     ArrayT
         ``out``, or a new array of ``u``'s kind.
     """
-    checked = checks.arrays(
+    checked = checked_grid(
         "laplacian_pycuda",
-        {"u": u},
-        out=out,
-        shapes=checks.GRID,
+        u,
+        out,
         accept=is_pycuda_array,
         takes="NumPy arrays or PyCUDA GPUArrays",
     )

@@ -37,21 +37,21 @@ def call_price(
     spot: Array[ArrayT], strike: Array[ArrayT], *, rate: float, vol: float, years: float
 ) -> ArrayT:
     """Black-Scholes prices of European calls, one per (spot, strike) pair."""
-    spot, strike, dtype = checks.elementwise("call_price", spot, strike, None)
+    checked = checks.arrays("call_price", {"spot": spot, "strike": strike})
     params = [
-        checks.scalar("call_price", k, v, dtype)
+        checks.scalar("call_price", k, v, checked.dtype)
         for k, v in (("rate", rate), ("vol", vol), ("years", years))
     ]
     if params[1] < 0 or params[2] < 0:
         raise ValueError("call_price: vol and years must be >= 0")
-    result: ArrayT = _call_price(spot, strike, *params)
+    result: ArrayT = _call_price(*checked.arrays, *params)
     return result
 
 
 def payoff(spot: Array[ArrayT], strike: Array[ArrayT], *, call: bool = True) -> ArrayT:
     """The payoff at expiry: ``max(spot - strike, 0)`` for calls, the reverse for puts."""
-    spot, strike, _ = checks.elementwise("payoff", spot, strike, None)
-    result: ArrayT = _payoff(spot, strike, bool(call))
+    checked = checks.arrays("payoff", {"spot": spot, "strike": strike})
+    result: ArrayT = _payoff(*checked.arrays, bool(call))
     return result
 
 
