@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ALL_EXAMPLES, ALL_LIBRARIES, RENDER_MATRIX, Render, git, tool
+from conftest import ALL_EXAMPLES, ALL_LIBRARIES, OWNED_TESTS, RENDER_MATRIX, Render, git, tool
 from template_data import load_computed
 
 PINS = load_computed("pins")
@@ -122,3 +122,11 @@ def test_default_sessions_are_marked_in_the_noxfile_not_listed(all_options: Path
     )
     default = {s["name"] for s in json.loads(proc.stdout) if s.get("default", True)}
     assert default == {"tests_cpu", "coverage", "lint", "typecheck"}
+
+
+def test_the_owned_tests_sort_every_helper_module_the_project_sorts(all_options: Path) -> None:
+    project = tomllib.loads((all_options / "pyproject.toml").read_text("utf-8"))
+    helpers = project["tool"]["ruff"]["lint"]["isort"]["known-local-folder"]
+    owned = tomllib.loads((OWNED_TESTS / "ruff.toml").read_text("utf-8"))
+    # The owned tests' config replaces the project's list, so it must hold all of it.
+    assert set(helpers) - set(owned["lint"]["isort"]["known-local-folder"]) == set()

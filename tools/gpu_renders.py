@@ -5,11 +5,12 @@ list: .github/workflows/gpu.yml runs one leg per major and answer set from it, s
 major is a new leg without an edit to the workflow.
 
 `python tools/gpu_renders.py run NAME` (`nox -s tests_gpu -- NAME`) renders the answer set NAME
-(`defaults` or `all-options`, two of tools/lint_renders.py's) from the working tree into build/gpu/NAME,
-owned tests laid in, and runs the render's own `nox -s tests_gpu` (the doctor's probe, then every
-test with REQUIRE_GPU=1) and `nox -s bench` for the major in CUDA_MAJOR, as a project's GPU job
-does. The benchmark tables are kept in build/gpu/bench-NAME-cudaNN.txt. A driver too old for the
-major skips both sessions with a notice (the render's noxfile decides). Needs an NVIDIA GPU.
+(`defaults` or `all-options`, two of tools/lint_renders.py's) from the working tree into
+build/gpu/NAME, owned tests laid in, and runs the render's own `nox -s tests_gpu` (the doctor's
+probe, then every test with REQUIRE_GPU=1) and `nox -s bench` for the major in CUDA_MAJOR, as a
+project's GPU job does. The benchmark tables are kept in build/gpu/bench-NAME-cudaNN.txt. A
+driver too old for the major skips both sessions with a notice (the render's noxfile decides).
+Needs an NVIDIA GPU.
 """
 
 from __future__ import annotations

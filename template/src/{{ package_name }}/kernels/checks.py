@@ -128,8 +128,9 @@ _FLOAT32, _FLOAT64 = FLOAT_DTYPES
 _NDARRAY = np.ndarray
 _PLAIN_NUMBERS = (float, int)  # exactly these types: a bool, an int to Python, is refused
 # The work numpy.shares_memory may spend before it gives up (and the overlap is refused): far
-# above what an `out`, which is C-contiguous, and an input of a few dimensions take.
-_OVERLAP_WORK = 10_000
+# above what an `out`, which is C-contiguous, and an input of a few dimensions take. Typed Any:
+# NumPy 2.4's stubs allow only -1 and 0 here (2.5's any int), though the runtime takes any int.
+_OVERLAP_WORK: Any = 10_000
 
 
 class Checked(NamedTuple):
