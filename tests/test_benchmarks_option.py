@@ -87,3 +87,11 @@ def test_an_update_with_benchmarks_false_removes_them(render: Render) -> None:
     assert recorded(project) is False
     assert not (project / "benchmarks").exists()
     assert "benchmarks" not in mypy_files(project)
+
+
+def test_the_gpu_bandwidth_table_comes_only_with_the_benchmark_that_reads_it(
+    render: Render,
+) -> None:
+    project = render({"gpu_libraries": ["cupy"], "benchmarks": True}, name="bench-cupy-only")
+    assert not (project / "benchmarks" / "kernels.py").exists()
+    assert not list(project.glob("src/*/gpu/_devices.py"))

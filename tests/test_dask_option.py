@@ -161,3 +161,12 @@ def test_the_cpu_half_has_no_python_floor_of_its_own(template_repo: Path, tmp_pa
     answers = {"dask": True, "gpu_libraries": [], "python_min": oldest, "docs": "none"}
     project = copy_template(template_repo, tmp_path / "oldest", answers, WORKING_TREE_TAG)
     assert (project / "src" / PACKAGE / "scale" / "__init__.py").is_file()
+
+
+def test_a_dask_project_without_kernels_keeps_the_helpers_its_large_test_imports(
+    render: Render,
+) -> None:
+    answers = {"gpu_libraries": ["torch", "jax"], "dask": True, "deep_checks": True}
+    project = render(answers, name="dask-no-kernels")
+    assert (project / "tests" / "test_large_scale.py").is_file()
+    assert (project / "tests" / "large_arrays.py").is_file()

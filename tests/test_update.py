@@ -404,6 +404,16 @@ def test_update_check_names_a_misspelt_data_key_the_update_would_ignore(
     assert "copier update ignores --data daks" in checked.stdout
 
 
+def test_update_check_takes_a_data_key_these_answers_do_not_ask(
+    edited_numba_project: Path,
+) -> None:
+    # gpu_ci is a question, skipped when ci is none: Copier records no answer for it.
+    checked = update_check(edited_numba_project, "ci=none", "gpu_ci=none")
+    assert checked.returncode in (0, 1), checked.stderr  # 1: what the update deletes or resets
+    assert "would stop here" not in checked.stdout, checked.stdout
+    assert "no question by that name" not in checked.stdout, checked.stdout
+
+
 def add_user_page(project: Path, page: str) -> None:
     (project / page).write_text("# Results\n\nWhat our kernels measured.\n", "utf-8")
 

@@ -134,17 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         before = read_answers(scratch)
         render_previous(before, previous)
         try:
-            copier.run_update(
+            worker = copier.run_update(
                 scratch, data=data, vcs_ref=args.vcs_ref, defaults=True, overwrite=True,
                 unsafe=False, quiet=True, conflict="inline",
             )  # fmt: skip
         except (ValueError, TypeError) as refused:  # a validator's, or a list given as a word
             print(f"copier update would stop here, changing nothing:\n{refused}")
             return 1
-        after = read_answers(scratch)
-        if ignored := sorted(set(data) - set(after)):
+        # The new version's questions: a key that names none is a misspelling Copier ignores (a
+        # question these answers skip, such as gpu_ci with ci=none, is no error).
+        if ignored := sorted(set(data) - set(worker.template.questions_data)):
             print(f"copier update ignores --data {', '.join(ignored)}: no question by that name")
             return 1
+        after = read_answers(scratch)
         edited, unchanged = edited_deletions(project, scratch, previous)
         reset = reset_answers(before, after, set(data))
         conflicts = conflicted(scratch)

@@ -69,7 +69,7 @@ def extension_no_kernel_image(facts: Facts) -> Finding | None:
     return Finding(
         "extension-no-kernel-image",
         "warning",
-        f"the compiled extension was built for compute capabilities {_shown(sass)} (PTX: "
+        f"the compiled extension was built for compute capabilities {_shown(sass) or 'none'} (PTX: "
         f"{_shown(ptx) or 'none'}); it cannot run on {listed}",
         "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
         "some; on any other GPU kernels.cuda_cpp computes with CuPy instead (logged once)",
