@@ -26,12 +26,16 @@ FLOOR = 90  # fail_under in the rendered pyproject.toml
 
 @pytest.fixture(scope="module")
 def project(render: Render) -> Built:
-    """A default render with the guide's files and the user's pricing module, in a git repo."""
-    project = render({}, name="coverage-user-code")
+    """A render with the guides' files and the user's pricing module, in a git repo.
+
+    With the deep checks: the long guide's tests import their helpers.
+    """
+    answers = {"deep_checks": True}
+    project = render(answers, name="coverage-user-code")
     for rel, body in guide_files_of(project).items():
         (project / rel).write_text(body, "utf-8")
     shutil.copytree(USER_CODE, project, dirs_exist_ok=True)
-    built = build_and_install(project, {})
+    built = build_and_install(project, answers)
     git("init", "-q", "-b", "main", cwd=project)  # hatch-vcs reads the version from git
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "render, the guide's files and the user's", cwd=project)
