@@ -453,6 +453,29 @@ def test_an_update_from_the_last_release_keeps_its_deep_kernel_checks(
         assert (project / "tests" / kept).is_file()
 
 
+@pytest.mark.slow
+def test_a_page_the_release_listed_in_the_index_survives_the_update(
+    history_template: HistoryTemplate, tmp_path: Path
+) -> None:
+    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
+    if release.name not in history_template.tags:
+        pytest.skip(f"{release.name} is not in this clone's history")
+    project = tmp_path / "project"
+    copy_template(history_template.repo, project, {}, history_template.tags[release.name])
+    git("init", "-q", "-b", "main", cwd=project)
+    commit_all(project, "render the release")
+    # As the release's docs said: a page of one's own is listed in docs/index.md's toctree.
+    (project / "docs" / "tuning.md").write_text("# Tuning\n\nWhat we tuned.\n", "utf-8")
+    index = project / "docs" / "index.md"
+    index.write_text(
+        index.read_text("utf-8").replace("extending\n", "extending\ntuning\n"), "utf-8"
+    )
+    commit_all(project, "my page")
+    update_project(project, NEW_TAG)
+    assert conflicts(project) == []
+    assert "tuning" in index.read_text("utf-8").split()
+
+
 @pytest.mark.full  # an older sample's update
 @pytest.mark.parametrize("answer_set", ANSWER_SETS)
 def test_an_update_from_a_one_major_version_keeps_its_one_extra(
