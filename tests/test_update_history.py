@@ -457,7 +457,8 @@ def test_an_update_from_the_last_release_keeps_its_deep_kernel_checks(
 def test_an_update_from_the_last_release_keeps_its_template_update_workflow(
     updated_from: Callable[[Sample, str], Updated],
 ) -> None:
-    # The release rendered it before the question; a new project starts without it.
+    # The release predates the workflow, which every render had from then until the question:
+    # the update brings it as before. A new project starts without it.
     release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
     project = updated_from(release, "defaults").project
     assert answers_file(project)["template_updates"] is True
