@@ -91,6 +91,7 @@ ALL_OPTIONS: dict[str, Any] = {
     "devcontainer": True,
     "benchmarks": True,
     "deep_checks": True,
+    "template_updates": True,
 }
 
 # The render matrix: each entry names the answers it sets; the rest are defaults.

@@ -35,7 +35,12 @@ PINS = load_computed("pins")
 
 @pytest.fixture(scope="module")
 def github(render: Render) -> Path:
-    answers = {"ci": "github", "gpu_libraries": ["cupy", "numba", "jax"], "docs": "sphinx"}
+    answers = {
+        "ci": "github",
+        "gpu_libraries": ["cupy", "numba", "jax"],
+        "docs": "sphinx",
+        "template_updates": True,
+    }
     return render(answers, name="ci-github")
 
 
@@ -154,6 +159,21 @@ def test_the_template_update_and_its_checks_run_with_read_access_alone(github: P
     assert f"uvx nox@{PINS['tools']['nox']} -s lint" in scripts
 
 
+def test_the_workflow_runs_the_session_and_reads_its_report(github: Path) -> None:
+    path = github / ".github/workflows/template-update.yml"
+    workflow = yaml.safe_load(path.read_text("utf-8"))
+    steps = workflow["jobs"]["update"]["steps"]
+    (update,) = [step for step in steps if "-s template_update" in step.get("run", "")]
+    assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in update["run"]
+    # The report travels to the publish job, which reads it from the artifact.
+    (upload,) = [step for step in steps if "upload-artifact" in step.get("uses", "")]
+    assert update["env"]["TEMPLATE_UPDATE_REPORT"] in upload["with"]["path"].splitlines()
+    publish = workflow["jobs"]["publish"]["steps"][-1]
+    assert 'report="${DIR}/report.json"' in publish["run"]
+    assert publish["env"]["DIR"] == "${{ runner.temp }}/template-update"
+    assert set(workflow[True]) == {"schedule", "workflow_dispatch"}  # YAML 1.1 reads `on` as true
+
+
 def test_the_template_updates_checks_install_the_versions_uv_lock_pins(github: Path) -> None:
     (checks,) = [
         s for s in template_update_jobs(github)["update"]["steps"] if s.get("id") == "checks"
@@ -200,11 +220,11 @@ def test_an_update_that_changes_a_workflow_is_pushed_with_the_token_secret_or_to
     pushed = run.index('if [ -z "$files" ] || [ -n "$PUSH_TOKEN" ]; then')
     assert changed < pushed < run.index('export GH_TOKEN="${PUSH_TOKEN:-$GH_TOKEN}"')
     told = run.index('title="cuda-template ${version} changes workflows: take it by hand"')
-    assert 'TEMPLATE_UPDATE_TOKEN (README, "Template updates")' in run[told:]
-    readme = " ".join((github / "README.md").read_text("utf-8").split())
-    section = readme.split("## Template updates", 1)[1].split("## ", 1)[0]
-    assert "`TEMPLATE_UPDATE_TOKEN`" in section
-    assert "Contents, Pull requests and Workflows: read and write" in section
+    assert "TEMPLATE_UPDATE_TOKEN (.github/workflows/template-update.yml says how)" in run[told:]
+    workflow = (github / ".github/workflows/template-update.yml").read_text("utf-8")
+    header = " ".join(line.lstrip("# ") for line in workflow.split("\nname:")[0].splitlines())
+    assert "the secret TEMPLATE_UPDATE_TOKEN holds a fine-grained personal access token" in header
+    assert "Contents, Pull requests and Workflows: read and write" in header
 
 
 def test_the_template_updates_scripts_pass_shellcheck(github: Path, tmp_path: Path) -> None:

@@ -14,13 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from conftest import WORKING_TREE_TAG, committed_render, git, run, snapshot_working_tree, tool
-from template_data import load_computed
+from conftest import WORKING_TREE_TAG, committed_render, git, snapshot_working_tree, tool
 
 pytestmark = pytest.mark.slow
 
-PINS = load_computed("pins")
 TITLE = "# {{ project_name_md }}\n"
 
 
@@ -103,22 +100,3 @@ def test_a_dirty_tree_is_refused_before_anything_changes(project: Path) -> None:
     assert "commit or stash your changes first" in proc.stdout + proc.stderr
     assert report == {}
     assert git("branch", "--show-current", cwd=project).strip() == "main"
-
-
-def test_the_workflow_runs_the_session_and_reads_its_report(project: Path) -> None:
-    path = project / ".github/workflows/template-update.yml"
-    workflow = yaml.safe_load(path.read_text("utf-8"))
-    steps = workflow["jobs"]["update"]["steps"]
-    (update,) = [step for step in steps if "-s template_update" in step.get("run", "")]
-    assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in update["run"]
-    # The report travels to the publish job, which reads it from the artifact.
-    (upload,) = [step for step in steps if "upload-artifact" in step.get("uses", "")]
-    assert update["env"]["TEMPLATE_UPDATE_REPORT"] in upload["with"]["path"].splitlines()
-    publish = workflow["jobs"]["publish"]["steps"][-1]
-    assert 'report="${DIR}/report.json"' in publish["run"]
-    assert publish["env"]["DIR"] == "${{ runner.temp }}/template-update"
-    assert set(workflow[True]) == {"schedule", "workflow_dispatch"}  # YAML 1.1 reads `on` as true
-    run(
-        [tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(path)],
-        project,
-    )

@@ -454,6 +454,18 @@ def test_an_update_from_the_last_release_keeps_its_deep_kernel_checks(
 
 
 @pytest.mark.slow
+def test_an_update_from_the_last_release_keeps_its_template_update_workflow(
+    updated_from: Callable[[Sample, str], Updated],
+) -> None:
+    # The release predates the workflow, which every render had from then until the question:
+    # the update brings it as before. A new project starts without it.
+    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
+    project = updated_from(release, "defaults").project
+    assert answers_file(project)["template_updates"] is True
+    assert (project / ".github" / "workflows" / "template-update.yml").is_file()
+
+
+@pytest.mark.slow
 def test_a_page_the_release_listed_in_the_index_survives_the_update(
     history_template: HistoryTemplate, tmp_path: Path
 ) -> None:
