@@ -169,16 +169,9 @@ def to_device(a: Any, device: int | None = None) -> Any:
     # array-api-compat's to_device moves an array within its library (a NumPy one to "cpu"
     # only), so a host array reaches the GPU through cupy.asarray.
     if device is None:
-        if not backend().is_gpu:
-            return to_cpu(a)
-        import cupy
-
-        return cupy.asarray(a)
-    index = _checked_device(device)
-    import cupy
-
-    with cupy.cuda.Device(index):
-        return cupy.asarray(a)  # CuPy copies an array of another device onto the current one
+        return get_xp().asarray(a) if backend().is_gpu else to_cpu(a)
+    with on_device(_checked_device(device)):  # the check first: it names a CPU backend's reason
+        return get_xp().asarray(a)  # CuPy copies an array of another device onto the current one
 
 
 def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
