@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import operator
 import sys
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
@@ -14,7 +13,7 @@ import numpy as np
 from ._detect import GPUUnavailableError, _driver_library, backend
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable
     from contextlib import AbstractContextManager
     from types import ModuleType
 
@@ -136,12 +135,11 @@ def array_namespace(*arrays: object) -> Any:
     Functions that take arrays should use this rather than the global ``xp``, so that they keep
     working on whatever their caller passes. With no arrays, the detected backend's namespace.
     """
-    present = [a for a in arrays if a is not None and not isinstance(a, (int, float, complex))]
-    if not present:
-        return importlib.import_module(f"array_api_compat.{backend().name}")
-    from array_api_compat import array_namespace as compat_namespace
+    import array_api_compat  # it ignores None and scalars too, but refuses a call without arrays
 
-    return compat_namespace(*present)
+    if all(a is None or isinstance(a, (int, float, complex)) for a in arrays):
+        return importlib.import_module(f"array_api_compat.{backend().name}")
+    return array_api_compat.array_namespace(*arrays)
 
 
 # --- moving arrays -------------------------------------------------------------------------------
@@ -171,16 +169,9 @@ def to_device(a: Any, device: int | None = None) -> Any:
     # array-api-compat's to_device moves an array within its library (a NumPy one to "cpu"
     # only), so a host array reaches the GPU through cupy.asarray.
     if device is None:
-        if not backend().is_gpu:
-            return to_cpu(a)
-        import cupy
-
-        return cupy.asarray(a)
-    index = _checked_device(device)
-    import cupy
-
-    with cupy.cuda.Device(index):
-        return cupy.asarray(a)  # CuPy copies an array of another device onto the current one
+        return get_xp().asarray(a) if backend().is_gpu else to_cpu(a)
+    with on_device(_checked_device(device)):  # the check first: it names a CPU backend's reason
+        return get_xp().asarray(a)  # CuPy copies an array of another device onto the current one
 
 
 def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
@@ -211,8 +202,7 @@ def _checked_device(device: object) -> int:
     return index
 
 
-@contextmanager
-def use_device(device: int) -> Iterator[None]:
+def use_device(device: int) -> AbstractContextManager[Any]:
     """Make ``device`` CuPy's current CUDA device inside the block, then restore the previous one.
 
     Parameters
@@ -229,11 +219,7 @@ def use_device(device: int) -> Iterator[None]:
     ValueError
         When ``device`` is not one of :func:`devices`.
     """
-    index = _checked_device(device)
-    import cupy
-
-    with cupy.cuda.Device(index):
-        yield
+    return on_device(_checked_device(device))
 
 
 # --- memory --------------------------------------------------------------------------------------

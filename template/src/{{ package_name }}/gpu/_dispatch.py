@@ -20,13 +20,7 @@ R_co = TypeVar("R_co", covariant=True)
 
 
 class Dispatched(Protocol[P, R_co]):
-    """What :func:`gpu_dispatch` makes: the function itself, and :attr:`on`.
-
-    Calling it looks for CuPy arrays among the arguments to choose the implementation. A caller
-    that has already checked its arguments, and so knows where they live, picks it with
-    ``on[device]`` and spares the second look (the package's kernels pass ``checks.arrays``'s
-    ``device``).
-    """
+    """What :func:`gpu_dispatch` makes: the function itself, and :attr:`on`."""
 
     # A function's attributes, as functools.wraps copied them: the dispatcher is still one.
     __name__: str
@@ -85,8 +79,8 @@ def gpu_dispatch(
     never into ``out`` itself.
 
     A public function that has checked its arguments already knows where they live: it calls
-    ``f.on[checked.device](...)`` (see ``Dispatched.on``), which runs the same
-    implementation without looking at the arguments again.
+    ``f.on[checked.device](...)`` (the package's kernels pass ``checks.arrays``'s ``device``),
+    which runs the same implementation without looking at the arguments again.
 
     Parameters
     ----------
