@@ -14,7 +14,7 @@ import numpy as np
 
 from . import disk_cache
 from ._launch import THREADS_PER_BLOCK, check_threads_per_block, reduction_blocks
-from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
+from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
 
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.
 __all__ = ["cupy_stream", "launch_sum_of_squares"]
@@ -24,11 +24,6 @@ __all__ = ["cupy_stream", "launch_sum_of_squares"]
 # Not functools.cache: threads that miss together would each get a dispatcher of their own, and
 # each compiles at its first launch. Building one is cheap: all of them get the first one kept.
 _SUM_OF_SQUARES: dict[tuple[int, np.dtype[Any]], Any] = {}
-
-
-def sm_count() -> int:
-    """Multiprocessors on the current device (the simulator reports its own small number)."""
-    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1))
 
 
 def _sum_of_squares_kernel(threads: int, dtype: np.dtype[Any]) -> Any:

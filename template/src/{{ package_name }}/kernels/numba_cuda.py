@@ -43,6 +43,7 @@ __all__ = [
     "launch_axpy",
     "ptx_unavailable",
     "simulator_enabled",
+    "sm_count",
 ]
 
 
@@ -120,6 +121,11 @@ _CONFIG = _target_config()
 # and under `filterwarnings = error` the advice would fail every small call.
 _LOW_OCCUPANCY_BLOCKS = 128
 _CONFIG_LOCK = threading.Lock()
+
+
+def sm_count() -> int:
+    """Multiprocessors on the current device (the simulator reports its own small number)."""
+    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1))
 
 
 def cupy_stream() -> Any:
