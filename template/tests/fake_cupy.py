@@ -145,6 +145,9 @@ class FakeDevice:
         """Make this device current, like ``cupy.cuda.Device.use``."""
         self._state.set_device(self.id)
 
+    def synchronize(self) -> None:
+        """Nothing to wait for: the fake runs everything at once."""
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FakeDevice) and other.id == self.id
 
@@ -162,8 +165,9 @@ class FakeStream:
     _pointers: ClassVar[Iterator[int]] = itertools.count(0x1000, 0x10)
     null: ClassVar[FakeStream]  # the legacy default stream, set for each fake module
 
-    def __init__(self, null: bool = False) -> None:
+    def __init__(self, null: bool = False, non_blocking: bool = False) -> None:
         self.ptr = 0 if null else next(self._pointers)
+        self.non_blocking = non_blocking
         self._previous: list[FakeStream | None] = []
 
     def __enter__(self) -> FakeStream:
@@ -178,6 +182,9 @@ class FakeStream:
         """Make this stream current, like ``cupy.cuda.Stream.use``."""
         self._state.stream = self
         return self
+
+    def synchronize(self) -> None:
+        """Nothing to wait for: the fake runs everything at once."""
 
 
 def _to_host(value: Any, *, check_device: bool) -> Any:
@@ -417,6 +424,9 @@ def make_fake_cupy(
         host = a._host if isinstance(a, FakeDeviceArray) else a
         return ndarray.adopt(np.array(host, dtype=dtype, copy=True), state.current)
 
+    def asnumpy(a: Any, stream: object = None, order: Any = "C") -> NDArray[Any]:
+        return a.get(order=order) if isinstance(a, FakeDeviceArray) else np.asarray(a, order=order)
+
     pools = {"device": _MemoryPool(state, device_count if type(device_count) is int else 0)}
     pinned = _PinnedMemoryPool()
     runtime = _module(
@@ -443,6 +453,7 @@ def make_fake_cupy(
         ndarray=ndarray,
         asarray=asarray,
         array=array,
+        asnumpy=asnumpy,
         get_default_memory_pool=lambda: pools["device"],
         get_default_pinned_memory_pool=lambda: pinned,
         pools={"device": pools["device"], "pinned": pinned},
