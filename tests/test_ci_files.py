@@ -704,5 +704,5 @@ def test_the_doctor_rule_refuses_a_gpu_older_than_every_architecture() -> None:
 
 
 def test_the_numba_kernels_ptx_is_checked_for_a_t4() -> None:
-    source = (PACKAGE_TEMPLATE / "kernels" / "numba_cuda.py").read_text("utf-8")
+    source = (REPO_ROOT / "template" / "tests" / "numba_ptx.py.jinja").read_text("utf-8")
     assert re.search(r"^PTX_CC = \(7, 5\)", source, flags=re.MULTILINE)

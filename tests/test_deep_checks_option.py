@@ -21,12 +21,13 @@ from test_sessions import RecordingSession, load_noxfile
 DEEP_FILES = [
     "tests/cupy_compile.py",
     "tests/large_arrays.py",
+    "tests/numba_ptx.py",
     "tests/test_kernels_numba_ptx.py",
     "tests/test_large_cupy.py",
     "tests/test_large_numba.py",
 ]
 # A render's own module that imports one of the slice's helpers would fail without it.
-SLICE_IMPORT = re.compile(r"^from (large_\w+|cupy_compile|test_\w+_ptx) import", re.M)
+SLICE_IMPORT = re.compile(r"^(from|import) (large_\w+|cupy_compile|numba_ptx|test_\w+_ptx)\b", re.M)
 
 
 def recorded(project: Path) -> object:
@@ -34,7 +35,7 @@ def recorded(project: Path) -> object:
 
 
 def deep_files(project: Path) -> list[str]:
-    patterns = ["large_*.py", "test_large_*.py", "test_*_ptx.py", "*cupy_compile*.py"]
+    patterns = ["large_*.py", "test_large_*.py", "*_ptx.py", "*cupy_compile*.py"]
     found = {path for pattern in patterns for path in (project / "tests").glob(pattern)}
     return sorted(path.relative_to(project).as_posix() for path in found)
 

@@ -27,7 +27,6 @@ for CuPy relies on it, so that a test passing here does not pass by luck:
   in use, ``free_all_blocks()`` releases only the cached ones) and the pinned memory pool.
 - ``__cuda_array_interface__`` (its ``stream``: CuPy's current one) and ``.data.ptr`` for code
   that reads them; the pointer is a host address, so nothing may dereference it as device memory.
-- :func:`make_fake_cupyx` builds ``cupyx`` with ``empty_pinned`` and ``zeros_pinned``.
 
 It does not model: compiled kernels (``ElementwiseKernel``, ``ReductionKernel``, ``RawModule``,
 ``fuse``, Numba launches), so a test swaps the compiled kernel for a NumPy stand-in and runs the
@@ -35,7 +34,7 @@ rest of the GPU path for real; asynchrony (everything completes at once, so a mi
 ``synchronize()`` goes unnoticed); memory limits (OutOfMemoryError only where a test raises
 it); peer access; one current device per host thread (the fake has one for the process);
 device checks in array methods (``a.sum()`` runs whatever the current device);
-``cupy.random`` and the other submodules; DLPack; ``cupyx.scipy``.
+``cupy.random`` and the other submodules; DLPack; ``cupyx``.
 """
 
 from __future__ import annotations
@@ -60,7 +59,6 @@ __all__ = [
     "FakeDeviceArray",
     "OutOfMemoryError",
     "make_fake_cupy",
-    "make_fake_cupyx",
     "modules_of",
 ]
 
@@ -265,13 +263,8 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
             "version": 3,
         }
 
-    def get(
-        self, stream: object = None, order: Any = "C", out: NDArray[Any] | None = None
-    ) -> NDArray[Any]:
+    def get(self, stream: object = None, order: Any = "C") -> NDArray[Any]:
         """Copy to the host, like ``cupy.ndarray.get``."""
-        if out is not None:
-            out[...] = self._host
-            return out
         return np.array(self._host, order=order, copy=True)
 
     def set(self, arr: NDArray[Any], stream: object = None) -> None:
@@ -292,9 +285,6 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
 
     def __int__(self) -> int:
         return int(self._host)
-
-    def __complex__(self) -> complex:
-        return complex(self._host)
 
     def __bool__(self) -> bool:
         return bool(self._host)
@@ -532,13 +522,3 @@ def modules_of(fake: ModuleType) -> dict[str, ModuleType]:
         if isinstance(value, ModuleType) and value.__name__.startswith(f"{fake.__name__}."):
             found.update(modules_of(value))
     return found
-
-
-def make_fake_cupyx() -> ModuleType:
-    """Build a fake ``cupyx``: pinned host arrays (plain NumPy arrays here)."""
-    module = ModuleType("cupyx")
-    module.__dict__.update(
-        empty_pinned=lambda shape, dtype=float, order="C": np.empty(shape, dtype, order),
-        zeros_pinned=lambda shape, dtype=float, order="C": np.zeros(shape, dtype, order),
-    )
-    return module

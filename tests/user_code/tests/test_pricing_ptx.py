@@ -3,7 +3,9 @@ from __future__ import annotations
 import pytest
 
 from my_gpu_project import _pricing_cuda
-from my_gpu_project.kernels.numba_cuda import ptx_problems, ptx_unavailable
+from my_gpu_project.kernels.numba_cuda import ptx_unavailable
+
+from numba_ptx import ptx_problems
 
 if reason := ptx_unavailable():
     pytest.skip(reason, allow_module_level=True)

@@ -13,9 +13,9 @@ exact enough to test indexing, shared memory, barriers and atomics without a GPU
 
 docs/extending.md writes a kernel of your own on :func:`launch` and :func:`cupy_stream`, with
 its tests. Index with ``np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x``, not
-``cuda.grid(1)``: :func:`ptx_problems` says why, and finds a 32-bit index and float64 arithmetic
-in float32 kernels in the PTX the compiler emits, with no GPU (:func:`ptx_unavailable` says where
-it cannot run).
+``cuda.grid(1)``, which numba-cuda-mlir computes in 32 bits (the deep-checks answer's
+tests/numba_ptx.py finds such an index in the PTX, with no GPU; :func:`ptx_unavailable` says
+where no real compiler is at hand).
 
 The package's own ``axpy`` kernel is here (:func:`launch_axpy`); the worked examples' kernels
 (where the project has them) live in modules of their own beside this one, and use its target,
@@ -24,31 +24,23 @@ its stream and its launcher.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
-import re
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from . import disk_cache
 from ._launch import THREADS_PER_BLOCK, blocks_for
 
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
 __all__ = [
     "BACKEND",
     "FALLBACK_REASON",
-    "PTX_CC",
     "cuda",
     "cupy_stream",
     "launch",
     "launch_axpy",
-    "ptx_of",
-    "ptx_problems",
     "ptx_unavailable",
     "simulator_enabled",
     "sm_count",
@@ -191,7 +183,7 @@ def _refuse_another_generation(device: int) -> None:
 
 
 # --- kernels -------------------------------------------------------------------------------------
-# Every index is 64-bit (see ptx_problems): numba-cuda-mlir 0.6 computes `cuda.grid(1)` in 32 bits
+# Every index is 64-bit: numba-cuda-mlir 0.6 computes `cuda.grid(1)` in 32 bits
 # (lowering/cuda.py, _compute_global_tid), so the block index is widened before it is multiplied.
 
 
@@ -276,16 +268,6 @@ def launch_axpy(
         launch(_axpy_kernel, blocks, threads, stream, a, x, y, out)
 
 
-# --- PTX, for tests: what the compiler really emits, without a GPU --------------------------------
-
-PTX_CC = (7, 5)  # an old target: what compiles for it compiles for every newer GPU
-# One PTX instruction: an optional predicate guard, the opcode, its operands.
-_INSTRUCTION = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.]*)\s+([^;]*);", re.MULTILINE)
-# %ctaid is the block index, %nctaid the grid size: both must be widened before any arithmetic.
-_GRID_REGISTER = re.compile(r"%n?ctaid\.[xyz]")
-_WIDENING = re.compile(r"(mul|mad)\.wide\.[su]32|cvt\.[su]64\.[su]32|setp\..*")
-
-
 def ptx_unavailable() -> str | None:
     """Why kernels cannot be compiled to PTX here, or None when they can (no GPU needed)."""
     if simulator_enabled():
@@ -293,67 +275,3 @@ def ptx_unavailable() -> str | None:
     if BACKEND == "numba built-in":
         return "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (tests_sim) is installed"
     return None
-
-
-def ptx_of(kernel: Any, signature: str | tuple[Any, ...], *, cc: tuple[int, int] = PTX_CC) -> str:
-    """A kernel's PTX (``@cuda.jit`` or its function) for ``signature``, without a GPU.
-
-    The signature is a string, ``"void(float32, float32[::1])"``, or a tuple of the target's own
-    types (``cuda.types``; a record array, which a string cannot name: ``from_dtype(dtype)[::1]``).
-    """
-    # The dispatcher's function, not the dispatcher: numba-cuda-mlir would store `cc` in it.
-    function = getattr(kernel, "py_func", kernel)
-    with _compute_capability(cc):
-        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
-    return str(ptx)
-
-
-@contextlib.contextmanager
-def _compute_capability(cc: tuple[int, int]) -> Iterator[None]:
-    """numba-cuda-mlir's compute capability query answering ``cc`` during a compile.
-
-    It asks the driver even for an explicit ``cc`` (mlir_optimization.py evaluates the query as
-    a default), which fails without one; the cache a real answer fills holds ``cc`` meanwhile.
-    """
-    if BACKEND != "numba-cuda-mlir":
-        yield
-        return
-    tools: Any = importlib.import_module("numba_cuda_mlir.tools")
-    if tools._cached_cc is not None:  # a device answered already: keep its answer
-        yield
-        return
-    tools._cached_cc = cc
-    try:
-        yield
-    finally:
-        tools._cached_cc = None
-
-
-def ptx_problems(
-    kernel: Any, signature: str | tuple[Any, ...], *, cc: tuple[int, int] = PTX_CC
-) -> list[str]:
-    """What is wrong in a kernel's PTX for ``signature`` (see :func:`ptx_of`); empty when nothing.
-
-    - The block index or grid size in 32-bit arithmetic: a global index past ``2**31 - 1``
-      wraps around, and the elements beyond it are never reached. Compute it as
-      ``np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x``, not ``cuda.grid(1)``.
-    - float64 instructions where ``signature`` has no float64 (or complex128): a literal or a
-      conversion computing in float64, at 1/32 to 1/64 of the float32 rate on most GPUs.
-    """
-    float64 = "float64" in str(signature) or "complex128" in str(signature)  # a tuple's too
-    return _ptx_findings(ptx_of(kernel, signature, cc=cc), float64=float64)
-
-
-def _ptx_findings(ptx: str, *, float64: bool) -> list[str]:
-    """:func:`ptx_problems` of PTX text; ``float64``: whether float64 instructions belong in it."""
-    grid_registers: set[str] = set()
-    found = []
-    for opcode, operands in _INSTRUCTION.findall(ptx):
-        destination, *sources = (operand.strip() for operand in operands.split(","))
-        if sources and _GRID_REGISTER.fullmatch(sources[0]) and opcode.startswith("mov."):
-            grid_registers.add(destination)
-        elif grid_registers.intersection(sources) and not _WIDENING.fullmatch(opcode):
-            found.append(f"32-bit arithmetic on the block index or grid size: {opcode} {operands}")
-        if not float64 and ".f64" in opcode:
-            found.append(f"float64 in a kernel without float64 arguments: {opcode} {operands}")
-    return found
