@@ -93,16 +93,16 @@ def lint(session: nox.Session) -> None:
 def owned(session: nox.Session) -> None:
     """Build one render with tests/owned/ laid in and run those tests: `-- -k detection`."""
     # The render and install helpers of tests/conftest.py, which import pytest and hypothesis:
-    # the mutation group's four packages. uv builds and installs the render from its cache.
-    session.install("--group", "mutation")
+    # the owned group. uv builds and installs the render from its cache.
+    session.install("--group", "owned")
     session.run("python", "tools/owned_tests.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def mutation(session: nox.Session) -> None:
-    """Mutation-test the rendered gpu/, kernels/ and doctor/ modules (`-- --quick` samples 10%)."""
+    """Mutation-test the rendered gpu/, kernels/ and doctor/ with mutmut (`-- --quick` samples)."""
     session.install("--group", "mutation")
-    session.run("python", "tools/mutation.py", "run", *session.posargs)
+    session.run("python", "tools/mutation.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)
