@@ -38,7 +38,12 @@ def render_text(report: Report) -> str:
     """The report for a person: one line per fact, then the findings and the verdict."""
     facts, driver = report.facts, report.facts.driver
     if driver.present:
-        rows = [("Driver", f"{driver.version}, supports CUDA {driver.cuda_version} (via {driver.source})")]
+        rows = [
+            (
+                "Driver",
+                f"{driver.version}, supports CUDA {driver.cuda_version} (via {driver.source})",
+            )
+        ]
         rows += [
             ("GPU", f"{g.device}: {g.name}, compute {g.compute_capability}, {g.memory_mib} MiB")
             for g in driver.gpus
@@ -46,10 +51,15 @@ def render_text(report: Report) -> str:
     else:
         rows = [("Driver", f"none answered ({driver.error})")]
     packages = ", ".join(
-        f"{p.name} {p.version}" + (f" [CUDA {p.cuda_major}]" if p.cuda_major else "") for p in facts.packages
+        f"{p.name} {p.version}" + (f" [CUDA {p.cuda_major}]" if p.cuda_major else "")
+        for p in facts.packages
     )
     rows = [
-        ("Host", f"{facts.platform}, Python {facts.python}" + (", in a container" if facts.in_container else "")),
+        (
+            "Host",
+            f"{facts.platform}, Python {facts.python}"
+            + (", in a container" if facts.in_container else ""),
+        ),
         ("Environment", ", ".join(f"{n}={v}" for n, v in facts.environment) or "no overrides set"),
         *rows,
         ("Packages", packages or "none"),
@@ -58,7 +68,11 @@ def render_text(report: Report) -> str:
     ]
     lines = [f"{label:<11}  {value}" for label, value in rows] + [""]
     for f in report.findings:
-        lines += [f"{f.severity.upper():<7}  {f.code}: {f.seen}", f"{'':<7}  why: {f.why}", f"{'':<7}  fix: {f.fix}"]
+        lines += [
+            f"{f.severity.upper():<7}  {f.code}: {f.seen}",
+            f"{'':<7}  why: {f.why}",
+            f"{'':<7}  fix: {f.fix}",
+        ]
     verdict = "healthy" if report.healthy else "problems found"
     return "\n".join([*lines, f"{len(report.findings)} finding(s); {verdict}."])
 
@@ -67,13 +81,21 @@ def as_dict(report: Report) -> dict[str, Any]:
     """The report as plain JSON-ready data: every fact, the findings and the verdict."""
     facts = dataclasses.asdict(report.facts)  # the NamedTuples in it stay tuples: named below
     facts.update(
-        driver={**report.facts.driver._asdict(), "gpus": [g._asdict() for g in report.facts.driver.gpus]},
+        driver={
+            **report.facts.driver._asdict(),
+            "gpus": [g._asdict() for g in report.facts.driver.gpus],
+        },
         packages=[p._asdict() for p in report.facts.packages],
         environment=dict(report.facts.environment),
         decision={**report.facts.decision._asdict(), "text": str(report.facts.decision)},
     )
     findings = [dataclasses.asdict(f) for f in report.findings]
-    return {**facts, "project_cuda_majors": list(CUDA_MAJORS), "findings": findings, "healthy": report.healthy}
+    return {
+        **facts,
+        "project_cuda_majors": list(CUDA_MAJORS),
+        "findings": findings,
+        "healthy": report.healthy,
+    }
 
 
 def _write(text: str, stream: TextIO) -> None:
@@ -111,7 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog=f"{DISTRIBUTION}-doctor", description="Diagnose driver, GPU and CUDA package problems."
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--probe", action="store_true", help="also import CuPy, to confirm the GPU module's choice")
+    parser.add_argument(
+        "--probe", action="store_true", help="also import CuPy, to confirm the GPU module's choice"
+    )
     args = parser.parse_args(argv)
     try:
         report = collect(probe=args.probe)
