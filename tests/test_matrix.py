@@ -198,11 +198,6 @@ def test_generated_code_carries_the_matrix_drivers(full_render: tuple[list[str],
     }
     assert facts["GPU_EXTRAS"] == {int(major): f"cuda{major}" for major in majors}
     assert facts["GPU_EXTRA"] == f"cuda{newest}"
-    doctor = runpy.run_path(str(project / "src" / "my_gpu_project" / "doctor" / "_environment.py"))
-    assert doctor["NUMBA_CUDA_PINS"] == tuple(MATRIX["majors"][newest]["requirements"]["numba"])
-    assert doctor["NUMBA_CUDA_PINS_BY_MAJOR"] == {
-        int(each): tuple(entry["requirements"]["numba"]) for each, entry in MATRIX["majors"].items()
-    }
     assert facts["MIN_COMPUTE_CAPABILITY_BY_MAJOR"] == {
         int(each): tuple(map(int, entry["min_compute_capability"].split(".")))
         for each, entry in MATRIX["majors"].items()

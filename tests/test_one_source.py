@@ -251,7 +251,7 @@ def assert_render_follows_majors(
         if not path.is_file() or rel.parts[0] in {"tests", ".git"}:
             continue
         # The one table of every major's driver, kept for advice about other builds.
-        if rel.name in {"_project.py", "_environment.py"}:
+        if rel.name == "_project.py":
             continue
         text = path.read_text("utf-8")
         for other, other_entry in others.items():

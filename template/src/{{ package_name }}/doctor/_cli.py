@@ -1,15 +1,10 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""The doctor's front ends: the command line, and a check of ``rapids doctor`` (rapids-cli).
+"""The doctor's front ends: the command line, and the check ``rapids doctor`` (rapids-cli) runs.
 
-The command line prints a table for people or JSON for programs, and says the verdict in its
-exit code. rapids-cli, where RAPIDS users look first, discovers checks through the
-``rapids_doctor_check`` entry-point group that the project's ``pyproject.toml`` registers
-:func:`rapids_check` under. It calls each check with ``verbose=`` as a keyword, counts a check
-that returns as passed (printing a returned string with ``--verbose``), a check that raises as
-failed (printing the exception), and prints every warning the check emitted. The doctor's
-findings map onto that: an error finding fails the check, a warning finding is a warning, and the
-verdict line is the value. Nothing here imports rapids-cli: the package never depends on it, and
-``rapids doctor`` without it installed simply never looks here.
+rapids-cli calls each check of the ``rapids_doctor_check`` entry-point group (the project's
+``pyproject.toml`` registers :func:`rapids_check`) with ``verbose=``: a check that returns
+passed, one that raises failed, and every warning it emits is printed. Nothing here imports
+rapids-cli: without it installed, ``rapids doctor`` simply never looks here.
 """
 
 from __future__ import annotations
@@ -24,119 +19,81 @@ import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..gpu._project import CUDA_MAJORS
-from ._diagnoses import collect
-from ._environment import DISTRIBUTION
-from ._gather import toolkit_wheels
+from . import DISTRIBUTION, collect
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ._diagnoses import Report
-    from ._environment import DriverInfo, Facts, Installed, Nvcc
+    from . import Report
 
 __all__ = ["DoctorError", "as_dict", "main", "rapids_check", "render_text"]
 
-
-def _listed(packages: Sequence[Installed]) -> str:
-    return ", ".join(
-        f"{p.name} {p.version}" + (f" [CUDA {p.cuda_major}]" if p.cuda_major else "")
-        for p in packages
-    )
-
-
-def _driver_lines(driver: DriverInfo) -> list[tuple[str, str]]:
-    if not driver.present:
-        return [("Driver", f"none answered ({driver.error})")]
-    lines = [
-        (
-            "Driver",
-            f"{driver.version or 'version unknown'}, supports CUDA "
-            f"{driver.cuda_version or 'unknown'} (via {driver.source})",
-        )
-    ]
-    for gpu in driver.gpus:
-        capability = f"compute {gpu.compute_capability}"
-        lines.append(("GPU", f"{gpu.device}: {gpu.name}, {capability}, {gpu.memory_mib} MiB"))
-    if not driver.gpus:
-        lines.append(("GPU", "none"))
-    return lines
-
-
-def _nvcc_line(nvcc: Nvcc) -> str:
-    if nvcc.path is None:
-        return "not on PATH"
-    if nvcc.error is not None:
-        return f"{nvcc.path} (fails: {nvcc.error})"
-    return f"{nvcc.version or 'unknown version'} ({nvcc.path})"
-
-
-def _fact_rows(facts: Facts) -> list[tuple[str, str]]:
-    env = ", ".join(f"{name}={value}" for name, value in facts.environment)
-    where = ", in a container" if facts.in_container else ""
-    rows = [
-        ("Host", f"{facts.platform}, Python {facts.python}{where}"),
-        ("Environment", env or "no overrides set"),
-        *_driver_lines(facts.driver),
-        ("nvcc", _nvcc_line(facts.nvcc)),
-        ("CUDA wheels", _listed(toolkit_wheels(facts.packages)) or "none"),
-        ("Packages", _listed(facts.packages) or "none"),
-        ("Decision", str(facts.decision)),
-    ]
-    if facts.unreadable:
-        rows.append(("Unreadable", "; ".join(u.where for u in facts.unreadable)))
-    return rows
+# What a program killed by SIGPIPE reports (128 + 13): the report reached no reader.
+EXIT_NO_READER = 141
+# sysexits' EX_IOERR: the report could not be written (a full disk), a fault of the host.
+EXIT_NOT_WRITTEN = 74
 
 
 def render_text(report: Report) -> str:
     """The report for a person: one line per fact, then the findings and the verdict."""
-    rows = _fact_rows(report.facts)
-    width = max(len(label) for label, _ in rows)
-    lines = [f"{label:<{width}}  {value}" for label, value in rows]
-    lines.append("")
-    for finding in report.findings:
-        lines.append(f"{finding.severity.upper():<7}  {finding.code}: {finding.seen}")
-        lines.append(f"{'':<7}  why: {finding.why}")
-        lines.append(f"{'':<7}  fix: {finding.fix}")
+    facts, driver = report.facts, report.facts.driver
+    if driver.present:
+        rows = [
+            (
+                "Driver",
+                f"{driver.version}, supports CUDA {driver.cuda_version} (via {driver.source})",
+            )
+        ]
+        rows += [
+            ("GPU", f"{g.device}: {g.name}, compute {g.compute_capability}, {g.memory_mib} MiB")
+            for g in driver.gpus
+        ] or [("GPU", "none")]
+    else:
+        rows = [("Driver", f"none answered ({driver.error})")]
+    packages = ", ".join(
+        f"{p.name} {p.version}" + (f" [CUDA {p.cuda_major}]" if p.cuda_major else "")
+        for p in facts.packages
+    )
+    rows = [
+        (
+            "Host",
+            f"{facts.platform}, Python {facts.python}"
+            + (", in a container" if facts.in_container else ""),
+        ),
+        ("Environment", ", ".join(f"{n}={v}" for n, v in facts.environment) or "no overrides set"),
+        *rows,
+        ("Packages", packages or "none"),
+        ("Decision", str(facts.decision)),
+        *[("Unreadable", where) for where in facts.unreadable],
+    ]
+    lines = [f"{label:<11}  {value}" for label, value in rows] + [""]
+    for f in report.findings:
+        lines += [
+            f"{f.severity.upper():<7}  {f.code}: {f.seen}",
+            f"{'':<7}  why: {f.why}",
+            f"{'':<7}  fix: {f.fix}",
+        ]
     verdict = "healthy" if report.healthy else "problems found"
-    lines.append(f"{len(report.findings)} finding(s); {verdict}.")
-    return "\n".join(lines)
+    return "\n".join([*lines, f"{len(report.findings)} finding(s); {verdict}."])
 
 
 def as_dict(report: Report) -> dict[str, Any]:
-    """The report as plain JSON-ready data."""
-    facts = report.facts
+    """The report as plain JSON-ready data: every fact, the findings and the verdict."""
+    facts = dataclasses.asdict(report.facts)  # the NamedTuples in it stay tuples: named below
+    facts.update(
+        driver={
+            **report.facts.driver._asdict(),
+            "gpus": [g._asdict() for g in report.facts.driver.gpus],
+        },
+        packages=[p._asdict() for p in report.facts.packages],
+        environment=dict(report.facts.environment),
+        decision={**report.facts.decision._asdict(), "text": str(report.facts.decision)},
+    )
+    findings = [dataclasses.asdict(f) for f in report.findings]
     return {
-        "host": {
-            "platform": facts.platform,
-            "python": facts.python,
-            "container": facts.in_container,
-            "environment": dict(facts.environment),
-            "project_cuda_majors": list(CUDA_MAJORS),
-        },
-        "driver": {
-            **facts.driver._asdict(),
-            "gpus": [g._asdict() for g in facts.driver.gpus],
-            "library_error": facts.driver_library,
-        },
-        "toolkit": {
-            "nvcc": facts.nvcc.path,
-            "nvcc_version": facts.nvcc.version,
-            "nvcc_error": facts.nvcc.error,
-            "wheels": [f"{p.name} {p.version}" for p in toolkit_wheels(facts.packages)],
-        },
-        "packages": [
-            {"name": p.name, "version": p.version, "cuda_major": p.cuda_major}
-            for p in facts.packages
-        ],
-        "unreadable": [u._asdict() for u in facts.unreadable],
-        # The compiled CUDA extension, where the project has one (else empty and no error).
-        "extension": {
-            "architectures": list(facts.compiled_architectures),
-            "ptx": list(facts.compiled_ptx),
-            "error": facts.extension_error,
-        },
-        "decision": {**facts.decision._asdict(), "text": str(facts.decision)},
-        "findings": [dataclasses.asdict(f) for f in report.findings],
+        **facts,
+        "project_cuda_majors": list(CUDA_MAJORS),
+        "findings": findings,
         "healthy": report.healthy,
     }
 
@@ -146,12 +103,6 @@ def _write(text: str, stream: TextIO) -> None:
     # some CI consoles) characters it cannot show are escaped instead of failing the print.
     encoding = stream.encoding or "utf-8"
     stream.write(text.encode(encoding, errors="backslashreplace").decode(encoding) + "\n")
-
-
-# What a program killed by SIGPIPE reports (128 + 13): the report reached no reader.
-EXIT_NO_READER = 141
-# sysexits' EX_IOERR: the report could not be written (a full disk), a fault of the host.
-EXIT_NOT_WRITTEN = 74
 
 
 def _say(text: str) -> None:
@@ -176,17 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 healthy (warnings allowed), 1 at least one error finding, 2 bad usage or a doctor bug,
         74 when the report cannot be written (a full disk), 141 when standard output is closed
-        or its reader went away (as for a broken pipe).
+        or its reader went away (as for a broken pipe). A broken environment is a finding.
     """
     parser = argparse.ArgumentParser(
-        prog=f"{DISTRIBUTION}-doctor",
-        description="Diagnose driver, toolkit and CUDA package problems.",
+        prog=f"{DISTRIBUTION}-doctor", description="Diagnose driver, GPU and CUDA package problems."
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
-        "--probe",
-        action="store_true",
-        help="also import CuPy, to confirm the GPU module's choice",
+        "--probe", action="store_true", help="also import CuPy, to confirm the GPU module's choice"
     )
     args = parser.parse_args(argv)
     try:
@@ -217,18 +165,9 @@ class DoctorError(RuntimeError):
 def rapids_check(verbose: bool = False, **kwargs: object) -> str:
     """The CUDA environment as this package sees it: driver, CUDA wheels, GPU decision.
 
-    Parameters
-    ----------
-    verbose
-        Passed by ``rapids doctor``; the summary is the same either way (rapids-cli decides
-        whether to print it).
-    **kwargs
-        Arguments a later rapids-cli may pass; accepted so such a release still runs the check.
-
-    Raises
-    ------
-    DoctorError
-        When any finding is an error, listing each one's code, what was seen, and the fix.
+    ``verbose`` is rapids-cli's (it decides whether to print the value); ``kwargs`` are what a
+    later rapids-cli may pass. A warning finding is a warning; an error fails the check with
+    :class:`DoctorError`, which lists each one's code, what was seen, and the fix.
     """
     # No --probe: importing CuPy inside another tool's process could start CUDA in it.
     report = collect()

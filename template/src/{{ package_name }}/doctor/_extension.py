@@ -1,5 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""The doctor's check of the compiled CUDA extension: whether each GPU can run its kernels.
+"""The doctor's part of the compiled CUDA extension: what it was built for, and its checks.
 
 Imported by the doctor package, in a project rendered with the compiled extension only; importing
 it adds its checks to the doctor's list.
@@ -10,12 +10,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gpu._project import CUDA_MAJOR
-from ._diagnoses import CHECKS, Finding
+from . import CHECKS, Finding
 
 if TYPE_CHECKING:
-    from ._environment import Facts, GPUInfo
+    from . import Facts, GPUInfo
 
-__all__ = ["extension_no_kernel_image", "extension_not_loaded"]
+__all__ = ["compiled_extension", "extension_no_kernel_image", "extension_not_loaded"]
+
+
+def compiled_extension() -> tuple[tuple[int, ...], tuple[int, ...], str | None]:
+    """The compute capabilities the extension has machine code and PTX for, or why it fails.
+
+    A compiled module that is missing (a source checkout never built) or does not load (a wheel
+    of another platform, a truncated file) gives the import's error, never an exception. Loading
+    it starts no CUDA: its runtime is linked in and starts on the first call.
+    """
+    try:
+        from ..kernels import cuda_cpp
+
+        return cuda_cpp.compiled_architectures(), cuda_cpp.ptx_architectures(), None
+    except Exception as exc:  # a broken .so raises ImportError, OSError, even SystemError
+        return (), (), f"{type(exc).__name__}: {exc}"
 
 
 def _capability(gpu: GPUInfo) -> int | None:
