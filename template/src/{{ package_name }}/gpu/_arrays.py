@@ -171,7 +171,7 @@ def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
     return get_xp().asarray(obj, dtype=dtype)
 
 
-# --- devices -------------------------------------------------------------------------------------
+# --- device ids and contexts ---------------------------------------------------------------------
 
 
 def _checked_device(device: object) -> int:
@@ -192,9 +192,6 @@ def _checked_device(device: object) -> int:
             f"device must be from 0 to {count - 1}"
         )
     return index
-
-
-# --- memory --------------------------------------------------------------------------------------
 
 
 def _devices_with_a_context(count: int) -> set[int] | None:

@@ -1,9 +1,7 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""Several GPUs in one process: list them, pick one for a block, return their pooled memory.
+"""Several GPUs in one process: list them, select one for a block, free their pooled memory.
 
-The ``multi_gpu`` answer's module (``copier update --data multi_gpu=false`` removes it). A
-project that spreads work over its GPUs runs one process per GPU or selects each in turn here;
-``gpu.to_device(a, device=i)`` puts an array on a given one either way.
+The ``multi_gpu`` answer's module; ``gpu.to_device(a, device=i)`` is in every project.
 """
 
 from __future__ import annotations
@@ -26,21 +24,11 @@ def devices() -> list[int]:
 
 
 def use_device(device: int) -> AbstractContextManager[Any]:
-    """Make ``device`` CuPy's current CUDA device inside the block, then restore the previous one.
+    """Make ``device`` (an id from :func:`devices`) CuPy's current device inside the block.
 
-    Parameters
-    ----------
-    device
-        An id from :func:`devices`: an int (or NumPy integer) from 0 to the device count - 1.
-
-    Raises
-    ------
-    TypeError
-        When ``device`` is not an integer (a bool, a float or a string is refused).
-    GPUUnavailableError
-        On the CPU backend: there is no device to select.
-    ValueError
-        When ``device`` is not one of :func:`devices`.
+    The previous device is current again after it. As for ``gpu.to_device(a, device=...)``, a
+    ``device`` that is not an int or NumPy integer is a TypeError, one out of range a ValueError
+    and any on the CPU backend a GPUUnavailableError.
     """
     return on_device(_checked_device(device))
 
