@@ -197,9 +197,8 @@ def _checked_device(device: object) -> int:
 def _devices_with_a_context(count: int) -> set[int] | None:
     """Devices on which this process has a CUDA context, per the driver; None if it cannot say.
 
-    For ``free_memory`` (gpu/multi.py); here because the project's fake CuPy fixture replaces it.
-
-    Only those can hold pooled memory. Asking the driver matters because entering a device
+    Only those can hold pooled memory (``free_memory``, in gpu/multi.py; this stays here, where
+    the project's fake CuPy fixture replaces it). Asking the driver matters because entering a device
     (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU this
     process never used, and an error on a GPU another process holds in exclusive mode.
     """
