@@ -463,7 +463,8 @@ def test_an_update_from_the_last_release_keeps_its_multi_gpu_helpers(
     assert answers_file(project)["multi_gpu"] is True
     gpu = project / "src" / package_of(project) / "gpu"
     assert (gpu / "multi.py").is_file()
-    assert '__all__ += ["devices", "free_memory", "use_device"]' in (gpu / "__init__.py").read_text()
+    init = (gpu / "__init__.py").read_text("utf-8")
+    assert '__all__ += ["devices", "free_memory", "use_device"]' in init
 
 
 @pytest.mark.slow

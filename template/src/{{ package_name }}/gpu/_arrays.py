@@ -198,9 +198,9 @@ def _devices_with_a_context(count: int) -> set[int] | None:
     """Devices on which this process has a CUDA context, per the driver; None if it cannot say.
 
     Only those can hold pooled memory (``free_memory``, in gpu/multi.py; this stays here, where
-    the project's fake CuPy fixture replaces it). Asking the driver matters because entering a device
-    (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU this
-    process never used, and an error on a GPU another process holds in exclusive mode.
+    the project's fake CuPy fixture replaces it). Asking the driver matters because entering a
+    device (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU
+    this process never used, and an error on a GPU another process holds in exclusive mode.
     """
     import ctypes
 
