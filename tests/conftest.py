@@ -92,6 +92,7 @@ ALL_OPTIONS: dict[str, Any] = {
     "benchmarks": True,
     "deep_checks": True,
     "template_updates": True,
+    "multi_gpu": True,
 }
 
 # The render matrix: each entry names the answers it sets; the rest are defaults.
@@ -136,6 +137,7 @@ RENDER_MATRIX: dict[str, dict[str, Any]] = {
         "dask": True,
         "benchmarks": True,
         "deep_checks": True,
+        "multi_gpu": True,
     },
     # No CuPy: the gpu marker asks the driver, and conftest imports differ; the stencil runs on
     # Numba and the CUDA C routes alone.

@@ -93,14 +93,17 @@ def test_no_public_module_only_reexports_another() -> None:
 
 
 def listed_names(source: str) -> set[str]:
-    """The names a module's ``__all__`` lists under any answers (its Jinja lines are skipped)."""
-    block = re.search(r"^__all__ = \[(.*?)\]", source, flags=re.DOTALL | re.MULTILINE)
-    return set(re.findall(r'"(\w+)"', block[1])) if block else set()
+    """The names a module's ``__all__`` lists under any answers (its Jinja lines are skipped),
+    those an answer adds with ``__all__ += [...]`` included."""
+    blocks = re.findall(r"^__all__ \+?= \[(.*?)\]", source, flags=re.DOTALL | re.MULTILINE)
+    return {name for block in blocks for name in re.findall(r'"(\w+)"', block)}
 
 
 def test_the_names_of_all_are_read_across_options() -> None:
     source = '__all__ = [\n    "a",\n{%- if x %}\n    "b",\n{%- endif %}\n]\nc = ["d"]\n'
     assert listed_names(source) == {"a", "b"}
+    added = '{%- if y %}\n__all__ += ["e"]  # y\n{%- endif %}\n'
+    assert listed_names(source + added) == {"a", "b", "e"}
 
 
 def release_public_modules() -> dict[str, str]:

@@ -23,14 +23,11 @@ __all__ = [
     "array_namespace",
     "asarray",
     "cuda_device_count",
-    "devices",
-    "free_memory",
     "get_xp",
     "is_cuda_available",
     "is_gpu_array",
     "to_cpu",
     "to_device",
-    "use_device",
 ]
 
 
@@ -114,11 +111,6 @@ def cuda_device_count() -> int:
     return backend().device_count
 
 
-def devices() -> list[int]:
-    """Ids of the usable CUDA devices, for spreading work over several GPUs; empty on the CPU."""
-    return list(range(cuda_device_count()))
-
-
 def get_xp() -> ModuleType:
     """The array module of the detected backend: ``cupy`` on a usable GPU, else ``numpy``."""
     if backend().is_gpu:
@@ -164,7 +156,7 @@ def to_device(a: Any, device: int | None = None) -> Any:
     GPUUnavailableError
         When ``device`` is given on the CPU backend.
     TypeError, ValueError
-        When ``device`` is not one of :func:`devices` (see :func:`use_device`).
+        When ``device`` is not an int from 0 to :func:`cuda_device_count` - 1.
     """
     # array-api-compat's to_device moves an array within its library (a NumPy one to "cpu"
     # only), so a host array reaches the GPU through cupy.asarray.
@@ -179,7 +171,7 @@ def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
     return get_xp().asarray(obj, dtype=dtype)
 
 
-# --- devices -------------------------------------------------------------------------------------
+# --- device ids and contexts ---------------------------------------------------------------------
 
 
 def _checked_device(device: object) -> int:
@@ -187,7 +179,7 @@ def _checked_device(device: object) -> int:
     # NumPy integers are welcome; a bool is an int to Python but never a device id.
     if isinstance(device, bool) or not isinstance(device, SupportsIndex):
         raise TypeError(
-            f"device must be an int, the id of a CUDA device (see gpu.devices()); "
+            f"device must be an int, the id of a CUDA device from 0 to the device count - 1; "
             f"got {device!r} of type {type(device).__name__}"
         )
     index = operator.index(device)
@@ -202,35 +194,13 @@ def _checked_device(device: object) -> int:
     return index
 
 
-def use_device(device: int) -> AbstractContextManager[Any]:
-    """Make ``device`` CuPy's current CUDA device inside the block, then restore the previous one.
-
-    Parameters
-    ----------
-    device
-        An id from :func:`devices`: an int (or NumPy integer) from 0 to the device count - 1.
-
-    Raises
-    ------
-    TypeError
-        When ``device`` is not an integer (a bool, a float or a string is refused).
-    GPUUnavailableError
-        On the CPU backend: there is no device to select.
-    ValueError
-        When ``device`` is not one of :func:`devices`.
-    """
-    return on_device(_checked_device(device))
-
-
-# --- memory --------------------------------------------------------------------------------------
-
-
 def _devices_with_a_context(count: int) -> set[int] | None:
     """Devices on which this process has a CUDA context, per the driver; None if it cannot say.
 
-    Only those can hold pooled memory. Asking the driver matters because entering a device
-    (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU this
-    process never used, and an error on a GPU another process holds in exclusive mode.
+    Only those can hold pooled memory (``free_memory``, in gpu/multi.py; this stays here, where
+    the project's fake CuPy fixture replaces it). Asking the driver matters because entering a
+    device (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU
+    this process never used, and an error on a GPU another process holds in exclusive mode.
     """
     import ctypes
 
@@ -249,31 +219,3 @@ def _devices_with_a_context(count: int) -> set[int] | None:
         if is_active.value:
             active.add(ordinal)
     return active
-
-
-def free_memory() -> int:
-    """Return cached blocks of CuPy's memory pools to the driver; the number of bytes released.
-
-    CuPy keeps freed device memory in a pool for reuse, so ``nvidia-smi`` shows it as used. The
-    pool is kept per device, so every device this process has used is visited, not only the
-    current one. Call this between phases of a program, not in a loop: refilling the pool costs
-    allocations.
-    """
-    cupy = loaded_cupy()
-    if cupy is None or not backend().is_gpu:
-        return 0
-    count = cuda_device_count()
-    used = _devices_with_a_context(count)
-    if used is None:
-        visit: list[int] = list(range(count))
-    else:  # and the current one, which costs no switch and is the one CuPy users expect freed
-        visit = sorted(used | {int(cupy.cuda.runtime.getDevice())})
-    device_pool = cupy.get_default_memory_pool()  # one object; it acts on the current device
-    released = 0
-    for device in visit:
-        with on_device(device):
-            before = int(device_pool.total_bytes())
-            device_pool.free_all_blocks()
-            released += before - int(device_pool.total_bytes())
-    cupy.get_default_pinned_memory_pool().free_all_blocks()  # host memory: one pool
-    return released
