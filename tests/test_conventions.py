@@ -96,7 +96,6 @@ def test_every_hook_repository_is_pinned_from_the_pins_file(all_options: Path) -
     assert remote == {
         **PINS["hooks"],
         "https://github.com/astral-sh/ruff-pre-commit": f"v{tools['ruff']}",
-        "https://github.com/abravalheri/validate-pyproject": f"v{tools['validate-pyproject']}",
         "https://github.com/python-jsonschema/check-jsonschema": tools["check-jsonschema"],
     }
 
