@@ -77,7 +77,7 @@ def lint(session: nox.Session) -> None:
     """Ruff and mypy --strict on this repository's Python and every render of the answer matrix."""
     session.install("--group", "lint")
     # template/ and tests/owned/ are Jinja: they are checked as they land in a project, with the
-    # owned tests laid in, and with the typed packages each render's own mypy hook installs.
+    # owned tests laid in, and with the typed packages each render's `nox -s typecheck` installs.
     # Every check runs, and the last line names those that failed (tools/lint_renders.py).
     # Outside .nox/, which ruff leaves out of every check.
     renders = Path(tempfile.mkdtemp(prefix="cuda-template-lint-"))

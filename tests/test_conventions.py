@@ -96,9 +96,16 @@ def test_every_hook_repository_is_pinned_from_the_pins_file(all_options: Path) -
     assert remote == {
         **PINS["hooks"],
         "https://github.com/astral-sh/ruff-pre-commit": f"v{tools['ruff']}",
-        "https://github.com/abravalheri/validate-pyproject": f"v{tools['validate-pyproject']}",
         "https://github.com/python-jsonschema/check-jsonschema": tools["check-jsonschema"],
     }
+
+
+def test_no_hook_repeats_a_check_that_a_nox_session_runs(all_options: Path) -> None:
+    # mypy is `nox -s typecheck`'s and validate-pyproject `nox -s lint`'s: a hook would need a
+    # second list of the dependencies pyproject.toml already holds.
+    config = yaml.safe_load((all_options / ".pre-commit-config.yaml").read_text("utf-8"))
+    hooks = {hook["id"] for repo in config["repos"] for hook in repo["hooks"]}
+    assert hooks.isdisjoint({"mypy", "validate-pyproject"})
 
 
 def test_ruff_hook_shows_the_fixes_it_applies(all_options: Path) -> None:

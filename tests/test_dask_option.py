@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from conftest import ALL_LIBRARIES, MAJORS, WORKING_TREE_TAG, Render, copy_template
 from packaging.requirements import Requirement
 from packaging.version import Version
@@ -89,17 +88,6 @@ def test_the_dask_extra_and_the_test_group_hold_the_cpu_pins(
         assert (extra, tests[-len(PINS["dask"]) :]) == (PINS["dask"], PINS["dask"])
     else:
         assert (extra, [req for req in tests if "dask" in req]) == (None, [])
-
-
-def test_the_pre_commit_mypy_hook_installs_dask_with_the_option(
-    dask_render: tuple[bool, Path],
-) -> None:
-    # The hook runs mypy without the project installed: the scale module, its tests and its
-    # benchmark import dask and distributed, which must be beside mypy or the hook fails.
-    dask, project = dask_render
-    config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text("utf-8"))
-    (hook,) = [hook for repo in config["repos"] for hook in repo["hooks"] if hook["id"] == "mypy"]
-    assert (set(PINS["dask"]) <= set(hook["additional_dependencies"])) == dask
 
 
 def test_the_option_renders_python_that_parses_beside_every_library(render: Render) -> None:

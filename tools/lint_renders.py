@@ -5,7 +5,7 @@ into a folder of DIR per answer set: each render of the suite's answer matrix
 (``RENDER_MATRIX`` in tests/conftest.py, what the quick tier renders) and every option on, the
 compiled extension included. Each carries tests/owned/ beside the project's own tests, as the
 suite's ``render_suite`` fixture lays them. It writes DIR/typing-requirements.txt: what each
-render's pre-commit mypy hook installs, the packages mypy needs to read its imports.
+render's `nox -s typecheck` installs, the packages mypy needs to read its imports.
 
 `python tools/lint_renders.py check DIR` then runs ruff, ruff format --check and mypy --strict on
 this repository and on every render, every check even after one fails, and ends with the list
@@ -25,10 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
-MYPY_HOOK = "https://github.com/pre-commit/mirrors-mypy"
 TYPING_REQUIREMENTS = "typing-requirements.txt"
 # The tools of the interpreter that runs this script: the nox session's, or the tests'.
 RUFF = [sys.executable, "-m", "ruff"]
@@ -44,10 +41,20 @@ def answer_sets() -> dict[str, dict[str, Any]]:
 
 
 def typing_requirements(project: Path) -> list[str]:
-    """What the render's pre-commit mypy hook installs beside mypy."""
-    config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text("utf-8"))
-    (hook,) = (h for repo in config["repos"] if repo["repo"] == MYPY_HOOK for h in repo["hooks"])
-    return list(hook.get("additional_dependencies", []))
+    """What the render's ``nox -s typecheck`` installs: its dependencies and ``dev`` group."""
+    import tomllib
+
+    config = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+    groups = config.get("dependency-groups", {})
+
+    def group(name: str) -> list[str]:
+        return [
+            req
+            for item in groups.get(name, [])
+            for req in (group(item["include-group"]) if isinstance(item, dict) else [item])
+        ]
+
+    return [*config["project"].get("dependencies", []), *group("dev")]
 
 
 def _render_one(template: Path, dst: Path, answers: dict[str, Any]) -> Path:
