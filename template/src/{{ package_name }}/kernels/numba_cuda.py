@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from . import disk_cache
-from ._launch import THREADS_PER_BLOCK, blocks_for
+from . import THREADS_PER_BLOCK, blocks_for, disk_cache
 
 __all__ = [
     "BACKEND",
