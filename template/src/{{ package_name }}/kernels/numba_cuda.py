@@ -94,25 +94,9 @@ FALLBACK_REASON: str | None
 cuda, BACKEND, FALLBACK_REASON = _cuda_target()
 
 _DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
-
-
-def _target_config() -> Any:
-    """The target's configuration module (each target has its own), or None if it has none."""
-    # numba-cuda's, then the one of the CUDA target built into older numba releases.
-    names = ["numba.cuda.core.config", "numba.core.config"]
-    if BACKEND == "numba-cuda-mlir":
-        names.insert(0, "numba_cuda_mlir.numba_cuda.core.config")
-    for name in names:
-        try:
-            config = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
-            return config
-    return None
-
-
-_CONFIG = _target_config()
+# The configuration module the target's launches read the low-occupancy switch from (each target
+# has its own: numba-cuda-mlir's descriptor.py, numba-cuda's and Numba's own dispatcher.py).
+_CONFIG: Any = getattr(cuda, "config", None)
 _LOW_OCCUPANCY_BLOCKS = 128  # both targets advise against a grid of fewer blocks (see launch)
 # One lock for the two process-wide states below: the streams kept and the advice's switch.
 _LOCK = threading.Lock()
