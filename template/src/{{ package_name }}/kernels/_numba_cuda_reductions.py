@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import disk_cache
-from ._launch import THREADS_PER_BLOCK, check_threads_per_block, reduction_blocks
+from . import THREADS_PER_BLOCK, check_threads_per_block, disk_cache, reduction_blocks
 from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
 
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.

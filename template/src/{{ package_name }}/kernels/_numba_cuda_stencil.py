@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import disk_cache
-from ._launch import BLOCK_2D, grid_2d
+from . import BLOCK_2D, disk_cache, grid_2d
 from ._numba_shared import stencil_point_source
 from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 

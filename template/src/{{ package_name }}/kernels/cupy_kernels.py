@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["axpy_elementwise"]
 
 
-# --- ElementwiseKernel ---------------------------------------------------------------------------
-
-
 @functools.cache
 def _axpy_kernel() -> Any:
     import cupy

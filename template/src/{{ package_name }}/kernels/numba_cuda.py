@@ -18,21 +18,20 @@ tests/numba_ptx.py finds such an index in the PTX, with no GPU; :func:`ptx_unava
 where no real compiler is at hand).
 
 The package's own ``axpy`` kernel is here (:func:`launch_axpy`); the worked examples' kernels
-(where the project has them) live in modules of their own beside this one, and use its target,
-its stream and its launcher.
+live in modules of their own, on this module's target, stream and launcher.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import threading
 from typing import Any
 
 import numpy as np
 
-from . import disk_cache
-from ._launch import THREADS_PER_BLOCK, blocks_for
+from . import THREADS_PER_BLOCK, blocks_for, disk_cache
 
 __all__ = [
     "BACKEND",
@@ -95,32 +94,12 @@ FALLBACK_REASON: str | None
 cuda, BACKEND, FALLBACK_REASON = _cuda_target()
 
 _DEFAULT_STREAM = 0  # the legacy default stream, the one CuPy also uses by default
-_LEGACY_DEFAULT_STREAM = 1  # how the CUDA Array Interface names that stream
-
-
-def _target_config() -> Any:
-    """The target's configuration module (each target has its own), or None if it has none."""
-    for module in (
-        "numba_cuda_mlir.numba_cuda.core.config" if BACKEND == "numba-cuda-mlir" else "",
-        "numba.cuda.core.config",  # numba-cuda
-        "numba.core.config",  # the CUDA target built into older numba releases
-    ):
-        try:
-            config = importlib.import_module(module)
-        except (ImportError, ValueError):  # ValueError: the empty name
-            continue
-        if hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
-            return config
-    return None
-
-
-_CONFIG = _target_config()
-# Both targets warn (NumbaPerformanceWarning) when a kernel is configured with fewer blocks than
-# this (numba-cuda: dispatcher.py, _LaunchConfiguration; numba-cuda-mlir: descriptor.py,
-# _configure_cached). Here the grid follows the data, so a small array is a small grid by design,
-# and under `filterwarnings = error` the advice would fail every small call.
-_LOW_OCCUPANCY_BLOCKS = 128
-_CONFIG_LOCK = threading.Lock()
+# The configuration module the target's launches read the low-occupancy switch from (each target
+# has its own: numba-cuda-mlir's descriptor.py, numba-cuda's and Numba's own dispatcher.py).
+_CONFIG: Any = getattr(cuda, "config", None)
+_LOW_OCCUPANCY_BLOCKS = 128  # both targets advise against a grid of fewer blocks (see launch)
+# One lock for the two process-wide states below: the streams kept and the advice's switch.
+_LOCK = threading.Lock()
 
 
 def sm_count() -> int:
@@ -142,14 +121,13 @@ def cupy_stream() -> Any:
 # configurations per kernel), each with its maker: a stand-in from a test never serves a launch.
 _STREAMS_KEPT = 64
 _STREAMS: dict[tuple[int, int | None], tuple[Any, Any]] = {}  # oldest use first
-_STREAMS_LOCK = threading.Lock()
 
 
 def _numba_stream(pointer: int, device: int | None) -> Any:
     """The Numba stream for CuPy's stream handle ``pointer`` (0: the default stream)."""
     make = cuda.external_stream if pointer else cuda.default_stream
     key = (pointer, device)
-    with _STREAMS_LOCK:
+    with _LOCK:
         kept = _STREAMS.pop(key, None)  # put back last: the most recently used
         if kept is None or kept[0] is not make:
             if device is not None:  # a device met anew: checked here, not at every launch
@@ -182,12 +160,8 @@ def _refuse_another_generation(device: int) -> None:
         )
 
 
-# --- kernels -------------------------------------------------------------------------------------
-# Every index is 64-bit: numba-cuda-mlir 0.6 computes `cuda.grid(1)` in 32 bits
-# (lowering/cuda.py, _compute_global_tid), so the block index is widened before it is multiplied.
-
-
 def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
+    # 64-bit: numba-cuda-mlir 0.6 computes `cuda.grid(1)` in 32 bits (lowering/cuda.py).
     i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if i < out.size:  # the last block overhangs the array
         out[i] = a * x[i] + y[i]
@@ -197,13 +171,20 @@ def _axpy(a: Any, x: Any, y: Any, out: Any) -> None:
 _axpy_kernel: Any = cuda.jit(_axpy, cache=disk_cache())
 
 
-# --- launchers -----------------------------------------------------------------------------------
-
-
 def launch(
     kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], stream: Any, *args: Any
 ) -> None:
     """``kernel[grid, block, stream](*args)``: no low-occupancy advice, no host sync per argument.
+
+    Both targets warn (NumbaPerformanceWarning) when a kernel is configured with fewer than 128
+    blocks (numba-cuda: dispatcher.py, ``_LaunchConfiguration``; numba-cuda-mlir: descriptor.py,
+    ``_configure_cached``). Here the grid follows the data, so a small array is a small grid by
+    design, and under ``filterwarnings = error`` the advice would fail every small call. Not
+    ``warnings.catch_warnings``: it swaps the process-wide filter list, which is not thread-safe
+    (threaded Dask workers). The targets' own switch, read at each configuration, silences
+    exactly this advice (numba-cuda's test base class sets it so). It is process-wide too, so it
+    is off only while a small grid is configured, under a lock, then put back: a small launch of
+    another thread in that instant misses the advice too, nothing else does.
 
     Both targets make the host wait, per argument, for the stream a CuPy array names in its
     ``__cuda_array_interface__`` (numba-cuda-mlir: descriptor.py,
@@ -214,30 +195,18 @@ def launch(
     for any CuPy operation. A launch on another stream keeps the wait. With
     :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
     """
-    _configured(kernel, grid, block, stream)(*(_unsynced(arg, stream) for arg in args))
-
-
-def _configured(
-    kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], stream: Any
-) -> Any:
-    """``kernel[grid, block, stream]``, a small grid without the low-occupancy advice.
-
-    Not ``warnings.catch_warnings``: it swaps the process-wide filter list, which is not
-    thread-safe (threaded Dask workers). The targets' own switch, read at each configuration,
-    silences exactly this advice (numba-cuda's test base class sets it so). It is process-wide
-    too, so it is off only while a small grid is configured, under a lock, then put back: a
-    small launch of another thread in that instant misses the advice too, nothing else does.
-    """
-    blocks = int(np.prod(grid))  # a 2-D grid is a tuple
+    blocks = math.prod(grid) if isinstance(grid, tuple) else grid  # a 2-D grid is a tuple
     if blocks >= _LOW_OCCUPANCY_BLOCKS or _CONFIG is None:
-        return kernel[grid, block, stream]
-    with _CONFIG_LOCK:
-        before = _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS
-        _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-        try:
-            return kernel[grid, block, stream]
-        finally:
-            _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = before
+        configured = kernel[grid, block, stream]
+    else:
+        with _LOCK:
+            before = _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS
+            _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+            try:
+                configured = kernel[grid, block, stream]
+            finally:
+                _CONFIG.CUDA_LOW_OCCUPANCY_WARNINGS = before
+    configured(*(_unsynced(arg, stream) for arg in args))
 
 
 def _unsynced(arg: Any, stream: Any) -> Any:
@@ -248,7 +217,7 @@ def _unsynced(arg: Any, stream: Any) -> Any:
     # Not int(stream): a Numba stream's __int__ returns an enum for the default stream, which
     # Python deprecates (a DeprecationWarning); its handle converts cleanly.
     handle = stream if isinstance(stream, int) else int(stream.handle)
-    if interface.get("stream") != (handle or _LEGACY_DEFAULT_STREAM):
+    if interface.get("stream") != (handle or 1):  # 1: the interface's legacy default stream
         return arg  # the launch is not on the stream named (or none is): the target's rule
     return cuda.as_cuda_array(arg, sync=False)
 
