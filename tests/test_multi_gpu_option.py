@@ -14,11 +14,7 @@ from pathlib import Path
 import yaml
 from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, git, update_project
 
-SLICE_FILES = [
-    "src/{package}/gpu/multi.py",
-    "tests/fake_cupy_pools.py",
-    "tests/test_gpu_real_multi.py",
-]
+SLICE_FILES = ["src/{package}/gpu/multi.py", "tests/test_gpu_real_multi.py"]
 MULTIPROCESSING = "src/{package}/gpu/_multiprocessing.py"  # with this answer or dask's
 # A module of the render that reaches the slice would fail to import without it.
 SLICE_USE = re.compile(r"gpu\.multi\b|from \.multi import|\b(use_device|free_memory)\(")

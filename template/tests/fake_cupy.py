@@ -30,10 +30,9 @@ It does not model: compiled kernels (``ElementwiseKernel``, ``ReductionKernel``,
 ``fuse``, Numba launches), so a test swaps the compiled kernel for a NumPy stand-in and runs the
 rest of the GPU path for real; asynchrony (everything completes at once, so a missing
 ``synchronize()`` goes unnoticed); memory limits (OutOfMemoryError only where a test raises
-it); memory pools (the ``multi_gpu`` answer's fake_cupy_pools.py adds them); peer access; one
-current device per host thread (the fake has one for the process); device checks in array
-methods (``a.sum()`` runs whatever the current device); ``cupy.random`` and the other
-submodules; DLPack; ``cupyx``.
+it); memory pools; peer access; one current device per host thread (the fake has one for
+the process); device checks in array methods (``a.sum()`` runs whatever the current device);
+``cupy.random`` and the other submodules; DLPack; ``cupyx``.
 """
 
 from __future__ import annotations
