@@ -173,4 +173,3 @@ def test_every_public_name_of_the_last_release_is_still_offered_where_it_was() -
         ):
             missing[rel] = lost
     assert missing == {}
-
