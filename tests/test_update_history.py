@@ -457,14 +457,16 @@ def test_an_update_from_the_last_release_keeps_its_deep_kernel_checks(
 def test_an_update_from_the_last_release_keeps_its_multi_gpu_helpers(
     updated_from: Callable[[Sample, str], Updated],
 ) -> None:
-    # The release had gpu.devices, use_device and free_memory before the question.
+    # The release had gpu.devices, use_device, free_memory and mp_context before the question.
     release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
     project = updated_from(release, "defaults").project
     assert answers_file(project)["multi_gpu"] is True
     gpu = project / "src" / package_of(project) / "gpu"
     assert (gpu / "multi.py").is_file()
+    assert (gpu / "_multiprocessing.py").is_file()
     init = (gpu / "__init__.py").read_text("utf-8")
     assert '__all__ += ["devices", "free_memory", "use_device"]' in init
+    assert '__all__ += ["cuda_may_be_initialised", "fork_hazard", "mp_context"]' in init
 
 
 @pytest.mark.slow

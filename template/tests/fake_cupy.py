@@ -22,9 +22,7 @@ for CuPy relies on it, so that a test passing here does not pass by luck:
   imports, and computes on the fake.
 - ``cuda.get_current_stream()`` (the legacy default stream: ``ptr`` 0), ``cuda.Stream`` as a
   context manager, ``synchronize()`` (returns at once), ``cuda.runtime.CUDARuntimeError`` with
-  ``.status``, ``cuda.memory.OutOfMemoryError``, the default memory pool (one object acting on
-  the current device's pool, as CuPy's does: ``total_bytes()`` counts cached blocks and blocks
-  in use, ``free_all_blocks()`` releases only the cached ones) and the pinned memory pool.
+  ``.status`` and ``cuda.memory.OutOfMemoryError``.
 - ``__cuda_array_interface__`` (its ``stream``: CuPy's current one) and ``.data.ptr`` for code
   that reads them; the pointer is a host address, so nothing may dereference it as device memory.
 
@@ -32,8 +30,8 @@ It does not model: compiled kernels (``ElementwiseKernel``, ``ReductionKernel``,
 ``fuse``, Numba launches), so a test swaps the compiled kernel for a NumPy stand-in and runs the
 rest of the GPU path for real; asynchrony (everything completes at once, so a missing
 ``synchronize()`` goes unnoticed); memory limits (OutOfMemoryError only where a test raises
-it); peer access; one current device per host thread (the fake has one for the process);
-device checks in array methods (``a.sum()`` runs whatever the current device);
+it); memory pools; peer access; one current device per host thread (the fake has one for
+the process); device checks in array methods (``a.sum()`` runs whatever the current device);
 ``cupy.random`` and the other submodules; DLPack; ``cupyx``.
 """
 
@@ -72,10 +70,6 @@ _IMPLICIT_CONVERSION = (
     "Implicit conversion to a NumPy array is not allowed. "
     "Please use `.get()` to construct a NumPy array explicitly."
 )
-# What each device's pool holds: cached blocks, which free_all_blocks() returns to the driver,
-# and blocks still in use by arrays, which it keeps (CuPy's total_bytes() counts both).
-_POOL_BYTES = 1024
-_POOL_BYTES_IN_USE = 256
 
 
 class CUDARuntimeError(RuntimeError):
@@ -348,48 +342,18 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
         return method
 
 
-class _MemoryPool:
-    """CuPy's default device pool: one object whose methods act on the current device's pool."""
-
-    def __init__(self, state: _State, devices: int) -> None:
-        self._state = state
-        self.held = dict.fromkeys(range(devices), _POOL_BYTES)  # cached, free for reuse
-        self.in_use = dict.fromkeys(range(devices), _POOL_BYTES_IN_USE)
-        self.freed: list[int] = []  # the devices whose blocks were freed, in order
-
-    def total_bytes(self) -> int:
-        device = self._state.current
-        return self.held.get(device, 0) + self.in_use.get(device, 0)
-
-    def free_all_blocks(self, stream: object = None) -> None:
-        self.freed.append(self._state.current)
-        self.held[self._state.current] = 0  # blocks in use stay allocated
-
-
-class _PinnedMemoryPool:
-    """CuPy's pinned (host) memory pool: one for the process."""
-
-    def __init__(self) -> None:
-        self.held = _POOL_BYTES
-        self.freed = 0
-
-    def free_all_blocks(self) -> None:
-        self.freed += 1
-        self.held = 0
-
-
 def make_fake_cupy(
     device_count: object = 1,
     error_status: int | None = None,
     raises: BaseException | None = None,
     cuda_version: int = 13000,
 ) -> ModuleType:
-    """Build a fresh fake ``cupy`` module, with its own devices and memory pools.
+    """Build a fresh fake ``cupy`` module, with its own devices.
 
     ``cuda.runtime.getDeviceCount()`` returns ``device_count`` as given (a test may pass -1 or
     None, as a broken runtime could), raises ``CUDARuntimeError(error_status)`` when that is
     given, or raises ``raises``. ``runtimeGetVersion()`` says it is built for ``cuda_version``
-    (CUDA's 1000 * major + 10 * minor). ``module.pools`` holds the two memory pools.
+    (CUDA's 1000 * major + 10 * minor).
     """
     state = _State(device_count, error_status, raises)
 
@@ -427,8 +391,6 @@ def make_fake_cupy(
     def asnumpy(a: Any, stream: object = None, order: Any = "C") -> NDArray[Any]:
         return a.get(order=order) if isinstance(a, FakeDeviceArray) else np.asarray(a, order=order)
 
-    pools = {"device": _MemoryPool(state, device_count if type(device_count) is int else 0)}
-    pinned = _PinnedMemoryPool()
     runtime = _module(
         "cupy.cuda.runtime",
         getDeviceCount=state.get_device_count,
@@ -454,9 +416,6 @@ def make_fake_cupy(
         asarray=asarray,
         array=array,
         asnumpy=asnumpy,
-        get_default_memory_pool=lambda: pools["device"],
-        get_default_pinned_memory_pool=lambda: pinned,
-        pools={"device": pools["device"], "pinned": pinned},
         cuda=cuda,
         linalg=_module("cupy.linalg"),
         fft=_module("cupy.fft"),

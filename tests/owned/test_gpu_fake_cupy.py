@@ -123,21 +123,6 @@ def test_the_current_stream_is_the_default_until_another_is_entered() -> None:
     assert fake.cuda.get_current_stream().ptr == 0
 
 
-def test_the_default_memory_pool_acts_on_the_current_device() -> None:
-    fake = make_fake_cupy(device_count=2)
-    pool = fake.get_default_memory_pool()
-    with fake.cuda.Device(1):
-        pool.free_all_blocks()
-    assert (pool.held, pool.freed) == ({0: 1024, 1: 0}, [1])
-
-
-def test_freeing_the_pool_keeps_the_blocks_in_use() -> None:
-    fake = make_fake_cupy()
-    pool = fake.get_default_memory_pool()
-    pool.free_all_blocks()
-    assert pool.total_bytes() == 256
-
-
 def test_the_cuda_array_interface_describes_the_array() -> None:
     fake = make_fake_cupy()
     interface = fake.zeros((2, 3), dtype=fake.float32).__cuda_array_interface__

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 
-from ._detect import GPUUnavailableError, _driver_library, backend
+from ._detect import GPUUnavailableError, backend
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -192,30 +192,3 @@ def _checked_device(device: object) -> int:
             f"device must be from 0 to {count - 1}"
         )
     return index
-
-
-def _devices_with_a_context(count: int) -> set[int] | None:
-    """Devices on which this process has a CUDA context, per the driver; None if it cannot say.
-
-    Only those can hold pooled memory (``free_memory``, in gpu/multi.py; this stays here, where
-    the project's fake CuPy fixture replaces it). Asking the driver matters because entering a
-    device (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU
-    this process never used, and an error on a GPU another process holds in exclusive mode.
-    """
-    import ctypes
-
-    try:
-        driver = ctypes.CDLL(_driver_library())
-        get_device, get_state = driver.cuDeviceGet, driver.cuDevicePrimaryCtxGetState
-    except (OSError, AttributeError):
-        return None
-    active: set[int] = set()
-    for ordinal in range(count):
-        handle, flags, is_active = ctypes.c_int(), ctypes.c_uint(), ctypes.c_int()
-        if get_device(ctypes.byref(handle), ordinal) != 0:
-            return None
-        if get_state(handle, ctypes.byref(flags), ctypes.byref(is_active)) != 0:
-            return None
-        if is_active.value:
-            active.add(ordinal)
-    return active

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import _arrays
 from ._arrays import _checked_device, cuda_device_count, loaded_cupy, on_device
-from ._detect import backend
+from ._detect import _driver_library, backend
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -45,8 +44,7 @@ def free_memory() -> int:
     if cupy is None or not backend().is_gpu:
         return 0
     count = cuda_device_count()
-    # Looked up on the module at each call: the project's fake CuPy replaces it there.
-    used = _arrays._devices_with_a_context(count)
+    used = _devices_with_a_context(count)
     if used is None:
         visit: list[int] = list(range(count))
     else:  # and the current one, which costs no switch and is the one CuPy users expect freed
@@ -60,3 +58,29 @@ def free_memory() -> int:
             released += before - int(device_pool.total_bytes())
     cupy.get_default_pinned_memory_pool().free_all_blocks()  # host memory: one pool
     return released
+
+
+def _devices_with_a_context(count: int) -> set[int] | None:
+    """Devices on which this process has a CUDA context, per the driver; None if it cannot say.
+
+    Only those can hold pooled memory. Asking the driver matters because entering a device
+    (cudaSetDevice) creates its context since CUDA 12: a few hundred MiB on every GPU this
+    process never used, and an error on a GPU another process holds in exclusive mode.
+    """
+    import ctypes
+
+    try:
+        driver = ctypes.CDLL(_driver_library())
+        get_device, get_state = driver.cuDeviceGet, driver.cuDevicePrimaryCtxGetState
+    except (OSError, AttributeError):
+        return None
+    active: set[int] = set()
+    for ordinal in range(count):
+        handle, flags, is_active = ctypes.c_int(), ctypes.c_uint(), ctypes.c_int()
+        if get_device(ctypes.byref(handle), ordinal) != 0:
+            return None
+        if get_state(handle, ctypes.byref(flags), ctypes.byref(is_active)) != 0:
+            return None
+        if is_active.value:
+            active.add(ordinal)
+    return active

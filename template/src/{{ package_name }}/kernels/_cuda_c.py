@@ -56,7 +56,7 @@ class compile_once(Generic[K, R]):  # a decorator, spelt like functools.cache
 
     ``functools.cache`` lets threads that miss together each compile (NVRTC or nvcc once more, a
     second module in the context). A hit takes no lock: a dict read is atomic, with or without
-    the GIL. A forked child keeps the lock as it was; it cannot use CUDA anyway (``mp_context``).
+    the GIL. A forked child keeps the lock as it was; it cannot use CUDA anyway (use ``spawn``).
     """
 
     def __init__(self, function: Callable[[K], R]) -> None:
