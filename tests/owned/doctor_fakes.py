@@ -90,13 +90,24 @@ class NVMLError_LibraryNotFound(NVMLError):
     text = "NVML Shared Library Not Found"
 
 
+class NVMLError_NotSupported(NVMLError):
+    """What a query raises where the GPU has no such figure (memory on GB10 or Jetson)."""
+
+    code = 3
+    text = "Not Supported"
+
+
 def fake_pynvml(
     *gpus: DriverGPU,
     driver: str = "580.65.06",
     cuda: int = 13000,
     init_error: Exception | None = None,
+    shutdown_error: Exception | None = None,
 ) -> ModuleType:
-    """A ``pynvml`` module; ``calls`` lists nvmlInit/nvmlShutdown in the order they were made."""
+    """A ``pynvml`` module; ``calls`` lists nvmlInit/nvmlShutdown in the order they were made.
+
+    A GPU whose ``memory_bytes`` is negative has no memory figure: NVML raises NotSupported.
+    """
     module = ModuleType("pynvml")
     calls: list[str] = []
 
@@ -108,14 +119,26 @@ def fake_pynvml(
     def gpu(handle: int) -> DriverGPU:
         return gpus[handle]
 
+    def memory(handle: int) -> SimpleNamespace:
+        if gpu(handle).memory_bytes < 0:
+            raise NVMLError_NotSupported()
+        return SimpleNamespace(total=gpu(handle).memory_bytes)
+
+    def shutdown() -> None:
+        calls.append("nvmlShutdown")
+        if shutdown_error is not None:
+            raise shutdown_error
+
     module.__dict__.update(
         calls=calls,
         nvmlInit=init,
-        nvmlShutdown=lambda: calls.append("nvmlShutdown"),
+        NVMLError=NVMLError,
+        NVMLError_NotSupported=NVMLError_NotSupported,
+        nvmlShutdown=shutdown,
         nvmlDeviceGetCount=lambda: len(gpus),
         nvmlDeviceGetHandleByIndex=lambda index: index,
         nvmlDeviceGetCudaComputeCapability=lambda handle: gpu(handle).capability,
-        nvmlDeviceGetMemoryInfo=lambda handle: SimpleNamespace(total=gpu(handle).memory_bytes),
+        nvmlDeviceGetMemoryInfo=memory,
         nvmlDeviceGetName=lambda handle: gpu(handle).name,
         nvmlSystemGetDriverVersion=lambda: driver,
         nvmlSystemGetCudaDriverVersion_v2=lambda: cuda,

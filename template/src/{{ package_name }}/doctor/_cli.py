@@ -41,7 +41,8 @@ def render_text(report: Report) -> str:
         rows = [
             (
                 "Driver",
-                f"{driver.version}, supports CUDA {driver.cuda_version} (via {driver.source})",
+                f"{driver.version or 'version unknown'}, supports CUDA "
+                f"{driver.cuda_version or 'unknown'} (via {driver.source})",
             )
         ]
         rows += [

@@ -195,7 +195,7 @@ def launch(
     for any CuPy operation. A launch on another stream keeps the wait. With
     :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
     """
-    blocks = math.prod(grid) if isinstance(grid, tuple) else grid  # a 2-D grid is a tuple
+    blocks = grid if isinstance(grid, int) else math.prod(grid)  # a 2-D grid: any sequence
     if blocks >= _LOW_OCCUPANCY_BLOCKS or _CONFIG is None:
         configured = kernel[grid, block, stream]
     else:
