@@ -7,9 +7,11 @@ around it in a fraction of a second.
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 from mutation import ACCEPTED, PACKAGES, compare, mutmut_config, renders, score_line, statuses
 
+SOURCE = Path(__file__).parents[1] / "template" / "src" / "{{ package_name }}"
 RESULTS = """\
     my_gpu_project.gpu._detect.x_visible_devices__mutmut_12: survived
     my_gpu_project.gpu._arrays.x_is_gpu_array__mutmut_1: killed
@@ -60,3 +62,6 @@ def test_every_accepted_survivor_is_of_a_measured_render_and_package_and_says_wh
         for name, reason in survivors.items():
             assert name.split(".")[0] in PACKAGES, name
             assert len(reason.split()) >= 3, f"{name}: say why it is accepted"
+            # A mutant of a module that is gone can never be killed again: its entry would stay.
+            module = SOURCE.joinpath(*name.split(".")[:2])
+            assert module.with_suffix(".py").exists() or module.with_suffix(".py.jinja").exists()
