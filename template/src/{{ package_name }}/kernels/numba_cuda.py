@@ -40,6 +40,7 @@ __all__ = [
     "cupy_stream",
     "launch",
     "launch_axpy",
+    "launch_unavailable",
     "ptx_unavailable",
     "simulator_enabled",
     "sm_count",
@@ -244,3 +245,14 @@ def ptx_unavailable() -> str | None:
     if BACKEND == "numba built-in":
         return "neither numba-cuda-mlir (the GPU extra) nor numba-cuda (tests_sim) is installed"
     return None
+
+
+def launch_unavailable() -> str | None:
+    """Why no kernel can launch here (no PTX, or no usable GPU), or None when one can."""
+    if reason := ptx_unavailable():
+        return reason
+    try:
+        usable = cuda.is_available()
+    except Exception as exc:  # numba-cuda-mlir on a driver older than its CUDA raises
+        return f"CUDA is not usable here: {exc}"
+    return None if usable else "needs a usable CUDA GPU, or NUMBA_ENABLE_CUDASIM=1 and numba-cuda"
