@@ -135,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
-        "--probe", action="store_true", help="also ask the GPU module (importing CuPy if installed) to confirm its choice"
+        "--probe", action="store_true", help="also ask the GPU module, importing CuPy, to confirm"
     )
     args = parser.parse_args(argv)
     try:
