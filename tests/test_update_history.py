@@ -428,57 +428,37 @@ def test_update_from_an_earlier_version_is_a_fresh_render_plus_the_users_files(
     assert [rel for rel in want if have[rel] != want[rel]] == []
 
 
-@pytest.mark.slow
-def test_an_update_from_the_last_release_keeps_its_benchmarks(
-    updated_from: Callable[[Sample, str], Updated],
-) -> None:
-    # The release rendered them before the question; a new project starts without them.
-    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
-    project = updated_from(release, "defaults").project
-    assert answers_file(project)["benchmarks"] is True
-    assert (project / "benchmarks" / "kernels.py").is_file()
-    assert (project / "benchmarks" / "import_cost.py").is_file()
-
-
-@pytest.mark.slow
-def test_an_update_from_the_last_release_keeps_its_deep_kernel_checks(
-    updated_from: Callable[[Sample, str], Updated],
-) -> None:
-    # The release rendered them before the question (its tests/test_kernels_large.py is now a
-    # file per route); a new project starts without them.
-    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
-    project = updated_from(release, "defaults").project
-    assert answers_file(project)["deep_checks"] is True
-    for kept in ["large_arrays.py", "test_large_numba.py", "test_kernels_numba_ptx.py"]:
-        assert (project / "tests" / kept).is_file()
-
-
-@pytest.mark.slow
-def test_an_update_from_the_last_release_keeps_its_multi_gpu_helpers(
-    updated_from: Callable[[Sample, str], Updated],
-) -> None:
-    # The release had gpu.devices, use_device, free_memory and mp_context before the question.
-    release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
-    project = updated_from(release, "defaults").project
-    assert answers_file(project)["multi_gpu"] is True
-    gpu = project / "src" / package_of(project) / "gpu"
-    assert (gpu / "multi.py").is_file()
-    assert (gpu / "_multiprocessing.py").is_file()
-    init = (gpu / "__init__.py").read_text("utf-8")
-    assert '__all__ += ["devices", "free_memory", "use_device"]' in init
-    assert '__all__ += ["cuda_may_be_initialised", "fork_hazard", "mp_context"]' in init
-
-
-@pytest.mark.slow
-def test_an_update_from_the_last_release_keeps_its_template_update_workflow(
-    updated_from: Callable[[Sample, str], Updated],
-) -> None:
+# The answers that hold what the release rendered before each was a question, and a few of the
+# files each keeps: a project updated from the release keeps them all, a new one starts without.
+KEPT_BY_AN_UPDATE = {
+    "benchmarks": ["benchmarks/kernels.py", "benchmarks/import_cost.py"],
+    # The release's tests/test_kernels_large.py is now a file per route.
+    "deep_checks": [
+        "tests/large_arrays.py",
+        "tests/test_large_numba.py",
+        "tests/test_kernels_numba_ptx.py",
+    ],
+    "multi_gpu": ["src/{package}/gpu/multi.py", "src/{package}/gpu/_multiprocessing.py"],
     # The release predates the workflow, which every render had from then until the question:
-    # the update brings it as before. A new project starts without it.
+    # the update brings it as before.
+    "template_updates": [".github/workflows/template-update.yml"],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer", sorted(KEPT_BY_AN_UPDATE))
+def test_an_update_from_the_last_release_keeps_what_each_new_answer_holds(
+    updated_from: Callable[[Sample, str], Updated], answer: str
+) -> None:
     release = next(s for s in SAMPLES if s.commit == LAST_RELEASE.commit)
     project = updated_from(release, "defaults").project
-    assert answers_file(project)["template_updates"] is True
-    assert (project / ".github" / "workflows" / "template-update.yml").is_file()
+    assert answers_file(project)[answer] is True
+    kept = [rel.format(package=package_of(project)) for rel in KEPT_BY_AN_UPDATE[answer]]
+    assert [rel for rel in kept if not (project / rel).is_file()] == []
+    if answer == "multi_gpu":  # the release's gpu.devices, use_device, free_memory, mp_context
+        init = (project / kept[0]).with_name("__init__.py").read_text("utf-8")
+        assert '__all__ += ["devices", "free_memory", "use_device"]' in init
+        assert '__all__ += ["cuda_may_be_initialised", "fork_hazard", "mp_context"]' in init
 
 
 @pytest.mark.slow
