@@ -196,6 +196,14 @@ def git(*args: str, cwd: Path) -> str:
     return run(["git", *args], cwd=cwd)
 
 
+def committed(project: Path) -> Path:
+    """``project`` in a git repository of its own, committed as its user commits a render."""
+    git("init", "-q", "-b", "main", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "render", cwd=project)
+    return project
+
+
 def copy_working_tree(dst: Path) -> None:
     """Copy tracked and untracked-but-not-ignored files of this checkout into ``dst``."""
     listed = subprocess.run(

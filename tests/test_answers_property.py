@@ -29,6 +29,7 @@ from conftest import (
     WORKING_TREE_TAG,
     Render,
     build_and_install,
+    committed,
     copier_questions,
     copier_settings,
     copy_template,
@@ -443,9 +444,7 @@ def test_an_answer_changed_on_update_is_refused_with_a_message_or_kept_with_all_
         project = render(answers, name="changed")
     except ValueError:
         assume(False)  # the project's own answers are refused: nothing to update
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     before = answers_of(project)
     refused: Exception | None = None
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import WORKING_TREE_TAG, Render, git, update_project
+from conftest import WORKING_TREE_TAG, Render, committed, update_project
 from test_ci_files import rendered_noxfile
 
 # What the option brings to a default render (CuPy and Numba): the scripts, and the table of GPUs'
@@ -80,9 +80,7 @@ def test_bench_session_without_benchmarks_skips_naming_the_answer(
 def test_an_update_with_benchmarks_false_removes_them(render: Render) -> None:
     # What the CHANGELOG tells a project that does not want them.
     project = render({"benchmarks": True}, name="benchmarks-dropped")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     update_project(project, WORKING_TREE_TAG, {"benchmarks": False})
     assert recorded(project) is False
     assert not (project / "benchmarks").exists()

@@ -20,6 +20,7 @@ from conftest import (
     REPO_ROOT,
     WORKING_TREE_TAG,
     Render,
+    committed,
     copy_template,
     git,
     run,
@@ -617,9 +618,7 @@ def test_a_project_from_before_the_question_keeps_its_self_hosted_job_on_update(
     recorded = yaml.safe_load(answers_file.read_text("utf-8"))
     assert recorded.pop("gpu_ci") == "self-hosted"
     answers_file.write_text(yaml.safe_dump(recorded), "utf-8")  # as a project from before it
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     update_project(project, WORKING_TREE_TAG)
     assert (project / ".github/workflows/gpu.yml").read_text("utf-8") == before
     assert yaml.safe_load(answers_file.read_text("utf-8"))["gpu_ci"] == "self-hosted"

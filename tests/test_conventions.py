@@ -15,7 +15,16 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ALL_EXAMPLES, ALL_LIBRARIES, OWNED_TESTS, RENDER_MATRIX, Render, git, tool
+from conftest import (
+    ALL_EXAMPLES,
+    ALL_LIBRARIES,
+    OWNED_TESTS,
+    RENDER_MATRIX,
+    Render,
+    committed,
+    git,
+    tool,
+)
 from template_data import load_computed
 
 PINS = load_computed("pins")
@@ -31,9 +40,7 @@ ALL_OPTIONS = {
 @pytest.fixture(scope="module")
 def all_options(render: Render) -> Path:
     project = render(ALL_OPTIONS, name="conventions")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     return project
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, git, update_project
+from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, committed, update_project
 from test_sessions import RecordingSession, load_noxfile
 
 # What the option brings to a default render (CuPy and Numba); its block also takes the template's
@@ -82,9 +82,7 @@ def test_the_simulator_session_without_ptx_tests_warns_naming_the_answer(
 def test_an_update_with_deep_checks_false_removes_them(render: Render) -> None:
     # What the CHANGELOG tells a project that does not want them.
     project = render({"deep_checks": True}, name="deep-dropped")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     update_project(project, WORKING_TREE_TAG, {"deep_checks": False})
     assert recorded(project) is False
     assert deep_files(project) == []

@@ -16,6 +16,7 @@ from conftest import (
     OWNED_TESTS,
     WORKING_TREE_TAG,
     Render,
+    committed,
     git,
     project_files,
     update_project,
@@ -101,9 +102,7 @@ def test_an_example_turned_on_and_off_again_leaves_the_project_as_it_was(
     render: Render, template_repo: Path
 ) -> None:
     project = render(ANSWERS, name="examples-toggle")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     before = project_files(project)
 
     def update(examples: list[str]) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 from bump_matrix import MANYLINUX_ARCHS
-from conftest import MAJORS, Render, git, run, tool
+from conftest import MAJORS, Render, committed, git, run, tool
 from template_data import load_computed, python_support, questions
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
@@ -238,9 +238,7 @@ def uv_build(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[
 def built_extension(render: Render) -> BuiltExtension:
     """The extension render, tagged, built with no nvcc on PATH and installed in a fresh venv."""
     project = render({"extension": "cuda-cpp", "python_min": BUILD_PYTHON}, name="extension-build")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     git("tag", TAG, cwd=project)
     started = time.perf_counter()
     proc = uv_build(project, without_nvcc(dict(os.environ)))

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import yaml
-from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, git, update_project
+from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, committed, update_project
 
 SLICE_FILES = ["src/{package}/gpu/multi.py", "tests/test_gpu_real_multi.py"]
 MULTIPROCESSING = "src/{package}/gpu/_multiprocessing.py"  # with this answer or dask's
@@ -68,9 +68,7 @@ def test_the_answer_brings_the_helpers_under_their_release_names(render: Render)
 def test_an_update_with_multi_gpu_false_removes_the_helpers(render: Render) -> None:
     # What the CHANGELOG tells a project that does not want them.
     project = render({"multi_gpu": True}, name="multi-dropped")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     update_project(project, WORKING_TREE_TAG, {"multi_gpu": False})
     assert recorded(project) is False
     assert slice_files(project, [*SLICE_FILES, MULTIPROCESSING]) == []

@@ -26,6 +26,7 @@ from conftest import (
     OWNED_TESTS,
     REPO_ROOT,
     Render,
+    committed,
     copy_template,
     git,
     snapshot_working_tree,
@@ -352,9 +353,7 @@ def test_a_major_added_to_the_matrix_alone_advises_the_previous_ones_extra(
 def _updated(template: Path, dst: Path, answers: dict[str, Any]) -> Path:
     """A project rendered before the new major, committed, then updated to the template with it."""
     project = copy_template(template, dst, answers, "v0.0.0")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     update_project(project, "v0.0.1")
     return project
 

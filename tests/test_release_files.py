@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, Render, git, run, tool
+from conftest import REPO_ROOT, Render, committed, git, run, tool
 from template_data import load_computed
 
 MATRIX = load_computed("cuda_matrix")
@@ -133,9 +133,7 @@ def test_a_source_archive_of_a_tag_builds_with_the_tags_version(
     render: Render, tmp_path: Path
 ) -> None:
     project = render({}, name="archive")
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     git("tag", "-a", "v1.2.3", "-m", "release 1.2.3", cwd=project)
     archive = tmp_path / "archive.tar"
     git("archive", "--format=tar", f"--output={archive}", "v1.2.3", cwd=project)

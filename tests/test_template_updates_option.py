@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from conftest import WORKING_TREE_TAG, Render, git, update_project
+from conftest import WORKING_TREE_TAG, Render, committed, update_project
 
 WORKFLOW = ".github/workflows/template-update.yml"
 
@@ -42,9 +42,7 @@ def test_an_update_with_template_updates_false_removes_the_workflow(render: Rend
     # What the CHANGELOG tells a project that does not want it.
     project = render({"template_updates": True}, name="template-updates-dropped")
     assert (project / WORKFLOW).is_file()
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     update_project(project, WORKING_TREE_TAG, {"template_updates": False})
     assert answers(project)["template_updates"] is False
     assert not (project / WORKFLOW).exists()

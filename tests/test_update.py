@@ -21,6 +21,7 @@ from conftest import (
     REPO_ROOT,
     WORKING_TREE_TAG,
     Render,
+    committed,
     committed_render,
     copy_template,
     copy_working_tree,
@@ -173,14 +174,6 @@ def test_update_from_inside_a_quick_start_project_brings_the_change(
 # --- changing which CUDA majors a project serves ----------------------------------------------
 
 
-def committed(project: Path) -> Path:
-    """``project`` in a git repository of its own, committed as its user commits a render."""
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
-    return project
-
-
 @pytest.fixture
 def every_major_project(render: Render) -> Path:
     """A project that serves every major (the default), committed as its user would."""
@@ -307,9 +300,7 @@ def retired_floor_project(release_then_working_tree: Path, tmp_path: Path) -> tu
     project = copy_template(
         release_then_working_tree, tmp_path / "project", {"python_min": retired}, RELEASED
     )
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    committed(project)
     return project, retired
 
 
