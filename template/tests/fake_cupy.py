@@ -161,6 +161,9 @@ class FakeStream:
 
     def __init__(self, null: bool = False, non_blocking: bool = False) -> None:
         self.ptr = 0 if null else next(self._pointers)
+        # As in CuPy: a stream belongs to the device current at its making; the legacy default
+        # stream (``Stream.null``) to none, and says -1.
+        self.device_id = -1 if null else self._state.current
         self.non_blocking = non_blocking
         self._previous: list[FakeStream | None] = []
 

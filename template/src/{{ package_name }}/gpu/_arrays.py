@@ -121,15 +121,20 @@ def get_xp() -> ModuleType:
     return np
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
 def array_namespace(*arrays: object) -> Any:
     """The array-API namespace of the given arrays (``None`` and Python scalars are ignored).
 
     Functions that take arrays should use this rather than the global ``xp``, so that they keep
-    working on whatever their caller passes. With no arrays, the detected backend's namespace.
+    working on whatever their caller passes. With no arrays, the detected backend's namespace. A
+    NumPy scalar (what ``numpy.mean`` returns) is a NumPy array here, as in array-api-compat.
     """
     import array_api_compat  # it ignores None and scalars too, but refuses a call without arrays
 
-    if all(a is None or isinstance(a, (int, float, complex)) for a in arrays):
+    # By exact type: numpy.float64 and numpy.complex128 subclass float and complex.
+    if all(a is None or type(a) in _PYTHON_SCALARS for a in arrays):
         return importlib.import_module(f"array_api_compat.{backend().name}")
     return array_api_compat.array_namespace(*arrays)
 

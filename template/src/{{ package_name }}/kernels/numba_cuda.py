@@ -76,7 +76,9 @@ def _cuda_target() -> tuple[Any, str, str | None]:
             reason = f"numba-cuda-mlir cannot be imported: {exc!r}"
     try:
         target = importlib.import_module("numba.cuda")
-    except ImportError as exc:
+    # A broken numba-cuda raises more than ImportError too: numba-cuda 0.30 on NumPy 2.5 raises
+    # AttributeError (np.row_stack, removed). The package's error names both causes either way.
+    except Exception as exc:
         raise ImportError(
             f"{reason}; numba-cuda, the other CUDA target, cannot be imported either ({exc!r})."
             f" Reinstall the GPU extra, or ask `python -m {__name__.partition('.')[0]}.doctor`"
@@ -113,7 +115,10 @@ def cupy_stream() -> Any:
     import cupy
 
     stream = cupy.cuda.get_current_stream()
-    return _numba_stream(stream.ptr, getattr(stream, "device_id", None))
+    # CuPy's legacy default stream (``Stream.null``) says device -1: it is every device's, so the
+    # device it runs on now is the current one.
+    device = stream.device_id
+    return _numba_stream(stream.ptr, device if device >= 0 else cupy.cuda.runtime.getDevice())
 
 
 # numba-cuda-mlir caches launch configurations under the stream *object* (descriptor.py,
