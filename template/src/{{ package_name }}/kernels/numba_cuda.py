@@ -217,13 +217,14 @@ def launch(
 
 
 class _OnItsStream:
-    """A CuPy array as a launch on its own stream takes it: its ``__cuda_array_interface__`` with
-    ``stream`` None, which the interface (version 3) defines as nothing to wait for.
+    """A CuPy array as a launch on its own stream takes it, with nothing to wait for.
 
-    numba-cuda-mlir's launcher reads the interface of such an object itself; numba-cuda makes its
-    device array from it. ``cuda.as_cuda_array(a, sync=False)``, the targets' own way, builds a
-    Numba device array per argument first: on an H100 it made ``launch_axpy`` on 8 elements take
-    182 µs of host time, against 27 µs with this (numba-cuda-mlir 0.6, one run side by side).
+    Its ``__cuda_array_interface__`` with ``stream`` None, which the interface (version 3)
+    defines as no synchronization needed. numba-cuda-mlir's launcher reads the interface of such
+    an object itself; numba-cuda makes its device array from it. ``cuda.as_cuda_array(a,
+    sync=False)``, the targets' own way, builds a Numba device array per argument first: on an
+    H100 it made ``launch_axpy`` on 8 elements take 182 µs of host time, against 27 µs with this
+    (numba-cuda-mlir 0.6, one run side by side).
     """
 
     __slots__ = ("__cuda_array_interface__", "array")
