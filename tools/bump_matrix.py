@@ -168,8 +168,8 @@ def configured_sources(
         primary.append(Source(pip_options["index-url"], "index", "pip index-url"))
     primary.append(Source(DEFAULT_INDEX, "index", "default: nothing configured"))
     # uv separates find-links with commas, pip with spaces; UV_INDEX entries may carry a name.
-    uv = [("UV_INDEX", "index", None), ("UV_EXTRA_INDEX_URL", "index", None)]
-    uv += [("UV_FIND_LINKS", "find-links", ",")]
+    uv: list[tuple[str, str, str | None]] = [("UV_INDEX", "index", None)]
+    uv += [("UV_EXTRA_INDEX_URL", "index", None), ("UV_FIND_LINKS", "find-links", ",")]
     extras = [
         Source(_uv_index_url(u) if name == "UV_INDEX" else u, kind, name)
         for name, kind, separator in uv
