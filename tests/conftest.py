@@ -358,6 +358,11 @@ def run_pytest_of(built: Built, *args: str, sim: bool = False) -> str:
     return run(cmd, cwd=built.project, env=env)
 
 
+def pyproject(project: Path) -> dict[str, Any]:
+    """A project's pyproject.toml, parsed."""
+    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
+
+
 def parse_structured(path: Path) -> bool:
     """Parse a TOML, YAML or Python file (a syntax error raises); False for any other kind."""
     text = path.read_text("utf-8")

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, committed, update_project
+from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, committed, pyproject, update_project
 from test_ci_files import rendered_noxfile
 from test_sessions import RecordingSession, load_noxfile
 
@@ -85,8 +84,7 @@ def users(project: Path, option: str) -> list[str]:
 
 
 def mypy_files(project: Path) -> list[str]:
-    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
-    files: list[str] = pyproject["tool"]["mypy"]["files"]
+    files: list[str] = pyproject(project)["tool"]["mypy"]["files"]
     return files
 
 
