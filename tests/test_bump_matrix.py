@@ -30,6 +30,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 from template_data import python_floors, python_support
+from test_one_source import next_major_entry
 
 TODAY = datetime.date(2031, 2, 3)
 PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
@@ -364,11 +365,8 @@ def test_a_matrix_with_one_more_major_is_read_like_the_others(
 ) -> None:
     # Adding a major is an edit to the matrix alone: the tool reads the new entry as it is.
     data = yaml.safe_load(includes[0].read_text("utf-8"))
-    majors = data["cuda_matrix"]["default"]["majors"]
-    newest = max(majors, key=int)
-    added = str(int(newest) + 1)
-    text = yaml.safe_dump(majors[newest]).replace(f"cu{newest}", f"cu{added}")
-    majors[added] = yaml.safe_load(text.replace(f"{newest}.", f"{added}."))
+    added, entry = next_major_entry(data["cuda_matrix"]["default"])
+    data["cuda_matrix"]["default"]["majors"][str(added)] = entry
     includes[0].write_text(yaml.safe_dump(data), "utf-8")
     url = simple_index(tmp_path / "index", {"cuda-toolkit": [(f"{added}.0.0", None, False)]})
     assert run_tool(includes, ["--index-url", url])() == 0
