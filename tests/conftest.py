@@ -196,11 +196,11 @@ def git(*args: str, cwd: Path) -> str:
     return run(["git", *args], cwd=cwd)
 
 
-def committed(project: Path) -> Path:
+def committed(project: Path, message: str = "render") -> Path:
     """``project`` in a git repository of its own, committed as its user commits a render."""
     git("init", "-q", "-b", "main", cwd=project)
     git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", "render", cwd=project)
+    git("commit", "-q", "-m", message, cwd=project)
     return project
 
 
@@ -241,10 +241,7 @@ def snapshot_working_tree(
     copy_working_tree(dst)
     if owned_tests:
         overlay_owned_tests(dst)
-    git("init", "-q", "-b", "main", cwd=dst)
-    git("add", "-A", cwd=dst)
-    git("commit", "-q", "-m", "snapshot of the working tree", cwd=dst)
-    git("tag", tag, cwd=dst)
+    git("tag", tag, cwd=committed(dst, "snapshot of the working tree"))
     return dst
 
 
@@ -323,10 +320,7 @@ def committed_render(template: Path, vcs_ref: str) -> Path:
     """``template`` at ``vcs_ref``, rendered beside it with the defaults and committed as a user
     commits a new project: the starting point of every update test."""
     project = copy_template(template, template.parent / "project", {}, vcs_ref)
-    git("init", "-q", "-b", "main", cwd=project)
-    git("add", "-A", cwd=project)
-    git("commit", "-q", "-m", f"render {vcs_ref}", cwd=project)
-    return project
+    return committed(project, f"render {vcs_ref}")
 
 
 def update_project(project: Path, vcs_ref: str, data: Mapping[str, Any] | None = None) -> None:
@@ -362,6 +356,11 @@ def run_pytest_of(built: Built, *args: str, sim: bool = False) -> str:
     env = {"NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
     cmd = [str(built.venv_python), "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
     return run(cmd, cwd=built.project, env=env)
+
+
+def pyproject(project: Path) -> dict[str, Any]:
+    """A project's pyproject.toml, parsed."""
+    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
 
 
 def parse_structured(path: Path) -> bool:

@@ -67,7 +67,7 @@ def test_wheel_holds_the_package_its_type_marker_and_license(built: Built) -> No
 
 def test_import_benchmark_prints_its_table(built: Built) -> None:
     if not built.answer("benchmarks"):
-        pytest.skip("rendered without the benchmarks answer (tests/test_benchmarks_option.py)")
+        pytest.skip("rendered without the benchmarks answer (tests/test_slice_options.py)")
     out = run(
         [str(built.venv_python), "benchmarks/import_cost.py", "--runs", "1"], cwd=built.project
     )

@@ -30,6 +30,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 from template_data import python_floors, python_support
+from test_one_source import next_major_entry
 
 TODAY = datetime.date(2031, 2, 3)
 PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
@@ -364,11 +365,8 @@ def test_a_matrix_with_one_more_major_is_read_like_the_others(
 ) -> None:
     # Adding a major is an edit to the matrix alone: the tool reads the new entry as it is.
     data = yaml.safe_load(includes[0].read_text("utf-8"))
-    majors = data["cuda_matrix"]["default"]["majors"]
-    newest = max(majors, key=int)
-    added = str(int(newest) + 1)
-    text = yaml.safe_dump(majors[newest]).replace(f"cu{newest}", f"cu{added}")
-    majors[added] = yaml.safe_load(text.replace(f"{newest}.", f"{added}."))
+    added, entry = next_major_entry(data["cuda_matrix"]["default"])
+    data["cuda_matrix"]["default"]["majors"][str(added)] = entry
     includes[0].write_text(yaml.safe_dump(data), "utf-8")
     url = simple_index(tmp_path / "index", {"cuda-toolkit": [(f"{added}.0.0", None, False)]})
     assert run_tool(includes, ["--index-url", url])() == 0
@@ -450,23 +448,27 @@ def test_json_simple_api_page_is_read() -> None:
 # --- where it asks ------------------------------------------------------------------------------
 
 
-def test_uv_default_index_comes_before_pip_and_pypi() -> None:
-    sources = bump_matrix.configured_sources(
-        {"UV_DEFAULT_INDEX": "https://mirror.example/simple"},
-        {"index-url": "https://pip-mirror.example/simple"},
-    )
-    assert [s.url for s in sources] == ["https://mirror.example/simple"]
+UV_MIRROR, PIP_MIRROR = "https://mirror.example/simple", "https://pip-mirror.example/simple"
 
 
-def test_pip_index_url_is_asked_when_uv_has_none() -> None:
-    sources = bump_matrix.configured_sources({}, {"index-url": "https://pip-mirror.example/simple"})
-    assert [(s.url, s.origin) for s in sources] == [
-        ("https://pip-mirror.example/simple", "pip index-url")
-    ]
-
-
-def test_pypi_is_asked_only_when_nothing_is_configured() -> None:
-    assert [s.url for s in bump_matrix.configured_sources({}, {})] == [bump_matrix.DEFAULT_INDEX]
+@pytest.mark.parametrize(
+    ("environ", "pip", "primary"),
+    [
+        (
+            {"UV_DEFAULT_INDEX": UV_MIRROR},
+            {"index-url": PIP_MIRROR},
+            (UV_MIRROR, "UV_DEFAULT_INDEX"),
+        ),
+        ({}, {"index-url": PIP_MIRROR}, (PIP_MIRROR, "pip index-url")),
+        ({}, {}, (bump_matrix.DEFAULT_INDEX, "default: nothing configured")),
+    ],
+    ids=["uv-before-pip", "pip-when-uv-has-none", "pypi-when-nothing-is-configured"],
+)
+def test_the_one_primary_index_is_uvs_then_pips_then_pypi(
+    environ: dict[str, str], pip: dict[str, str], primary: tuple[str, str]
+) -> None:
+    sources = bump_matrix.configured_sources(environ, pip)
+    assert [(s.url, s.origin) for s in sources] == [primary]
 
 
 def test_every_extra_index_and_find_links_of_uv_and_pip_is_asked() -> None:
@@ -523,34 +525,25 @@ def new_majors(includes: tuple[Path, Path], tmp_path: Path) -> tuple[dict[str, s
     return caps, simple_index(tmp_path / "index", offers)
 
 
-def test_write_raises_every_major_cap_the_index_outgrew(
+def comments(text: str) -> list[str]:
+    return [line for line in text.splitlines() if "#" in line]
+
+
+def test_write_raises_every_major_cap_the_index_outgrew_and_keeps_every_comment_and_line(
     includes: tuple[Path, Path], new_majors: tuple[dict[str, str], str]
 ) -> None:
     caps, url = new_majors
+    before = includes[0].read_text("utf-8")
     assert run_tool(includes, ["--index-url", url], "--write")() == 0
     text = includes[0].read_text("utf-8")
+    matrix = bump_matrix.load_default(includes[0], "cuda_matrix")
+    rewritten = [p.requirement for p in bump_matrix.matrix_pins(matrix, {})]
     for old, version in caps.items():
         assert f'"{old}"' not in text
-        rewritten = bump_matrix.matrix_pins(
-            bump_matrix.load_default(includes[0], "cuda_matrix"), {}
-        )
         name = Requirement(old).name
-        assert any(
-            Requirement(p.text).name == name and Requirement(p.text).specifier.contains(version)
-            for p in rewritten
-        )
-
-
-def test_write_keeps_every_comment_and_line(
-    includes: tuple[Path, Path], new_majors: tuple[dict[str, str], str]
-) -> None:
-    before = includes[0].read_text("utf-8").splitlines()
-    run_tool(includes, ["--index-url", new_majors[1]], "--write")()
-    after = includes[0].read_text("utf-8").splitlines()
-    assert len(after) == len(before)
-    assert [line for line in after if line.lstrip().startswith("#")] == [
-        line for line in before if line.lstrip().startswith("#")
-    ]
+        assert any(r.name == name and r.specifier.contains(version) for r in rewritten)
+    assert len(text.splitlines()) == len(before.splitlines())
+    assert comments(text) == comments(before)
 
 
 def every_package_index(includes: tuple[Path, Path], tmp_path: Path) -> str:
@@ -662,19 +655,15 @@ def test_write_pins_every_manylinux_image_to_its_newest_dated_tag_and_keeps_comm
     images = manylinux_images(includes[0])
     for image in images.values():
         quay.serve(image, ["latest", *DAYS])
-    before = includes[0].read_text("utf-8").splitlines()
-    assert (
-        run_tool(
-            includes, ["--index-url", simple_index(tmp_path, {})], "--write", registry=quay.api
-        )()
-        == 0
-    )
-    after = includes[0].read_text("utf-8").splitlines()
+    before = includes[0].read_text("utf-8")
+    index = simple_index(tmp_path, {})
+    assert run_tool(includes, ["--index-url", index], "--write", registry=quay.api)() == 0
+    after = includes[0].read_text("utf-8")
     written = manylinux_images(includes[0])
     for major, image in images.items():
         assert written[major] == image.rpartition(":")[0] + ":2026.11.30-2"
-    assert [line for line in after if "#" in line] == [line for line in before if "#" in line]
-    assert len(after) == len(before)
+    assert comments(after) == comments(before)
+    assert len(after.splitlines()) == len(before.splitlines())
     # Both pages were read (the newest tag is on the second), and only active tags were asked.
     assert {q["page"][0] for q in quay.queries} == {"1", "2"}
     assert all(q["onlyActiveTags"] == ["true"] for q in quay.queries)
@@ -756,17 +745,13 @@ def test_write_takes_the_guides_new_release_and_dates_and_moves_as_of(
     rows.append({**added, "end_of_life": "2032-10"})
     write_release_cycle(folder, rows)
     table_file = folder / "python-releases.yml"
-    comments = [line for line in table_file.read_text().splitlines() if "#" in line]
-    assert (
-        run_tool(
-            includes, ["--index-url", simple_index(tmp_path, {})], "--write", today=NEXT_YEAR
-        )()
-        == 0
-    )
+    before = table_file.read_text()
+    index = simple_index(tmp_path, {})
+    assert run_tool(includes, ["--index-url", index], "--write", today=NEXT_YEAR)() == 0
     written = bump_matrix.load_default(table_file, "python_releases")
     assert written["releases"] == rows
     assert written["as_of"] == NEXT_YEAR.isoformat()
-    assert [line for line in table_file.read_text().splitlines() if "#" in line] == comments
+    assert comments(table_file.read_text()) == comments(before)
 
 
 def test_report_says_which_python_retires_and_what_a_project_on_it_answers(

@@ -6,12 +6,11 @@ Rendering only. The generated scale-out tests (a real local cluster) run in the 
 from __future__ import annotations
 
 import ast
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALL_LIBRARIES, MAJORS, WORKING_TREE_TAG, Render, copy_template
+from conftest import ALL_LIBRARIES, MAJORS, WORKING_TREE_TAG, Render, copy_template, pyproject
 from packaging.requirements import Requirement
 from packaging.version import Version
 from template_data import load_computed, python_floors, python_support, questions
@@ -30,10 +29,6 @@ DASK_FILES = [
     "benchmarks/scale_out.py",
     "docs/scale-out.md",
 ]
-
-
-def pyproject(project: Path) -> dict[str, Any]:
-    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["dask", "no-dask"])

@@ -16,7 +16,6 @@ import re
 import subprocess
 import tarfile
 import time
-import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from bump_matrix import MANYLINUX_ARCHS
-from conftest import MAJORS, Render, committed, git, run, tool
+from conftest import MAJORS, Render, committed, git, pyproject, run, tool
 from template_data import load_computed, python_support, questions
 
 MATRIX: dict[str, Any] = load_computed("cuda_matrix")
@@ -53,10 +52,6 @@ def extension_of(major: int) -> dict[str, Any]:
     """The matrix's facts about the compiled extension for ``major``."""
     facts: dict[str, Any] = MATRIX["majors"][str(major)]["extension"]
     return facts
-
-
-def pyproject(project: Path) -> dict[str, Any]:
-    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
 
 
 @pytest.fixture(scope="module", params=["cuda-cpp", "none"])

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 import runpy
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALL_LIBRARIES, Render
+from conftest import ALL_LIBRARIES, Render, pyproject
 from packaging.requirements import Requirement
 from packaging.version import Version
 from template_data import load_computed, python_support
@@ -18,10 +17,6 @@ MATRIX: dict[str, Any] = load_computed("cuda_matrix")
 # Every CPython release of the table, supported or not: a library's own floor is one of them.
 RELEASED = [row["version"] for row in load_computed("python_releases")["releases"]]
 MAJORS = sorted(MATRIX["majors"], key=int)
-
-
-def pyproject(project: Path) -> dict[str, Any]:
-    return tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
 
 
 @pytest.fixture(scope="module", params=[*MAJORS, "all"])

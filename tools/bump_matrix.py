@@ -1,36 +1,17 @@
 """Ask the package index for the newest release of every package the CUDA matrix and pins name.
 
-`nox -s bump_matrix` prints one row per pinned requirement: its range, the newest release, what
-`--write` would make of the range, and what the change means (a new major above a cap, a new CUDA
-minor, a Python the newest release no longer supports). `nox -s bump_matrix -- --write` then edits
-includes/cuda-matrix.yml and includes/pins.yml in place, keeping every comment:
+`nox -s bump_matrix` prints one row per pinned requirement (its range, the newest release, what
+`--write` would make of the range, and what that means), each major's CUDA minors and manylinux
+image tag, and CPython's release table; `-- --write` edits includes/cuda-matrix.yml,
+includes/pins.yml and includes/python-releases.yml in place, keeping every comment. What each row
+means and what --write changes or leaves to the maintainer: docs/contributing.md, "Bump the CUDA
+matrix".
 
-- the matrix's `checked:` date becomes today, when the indexes listed every package;
-- an upper bound on a major boundary (`<15`, `<1`, `<0.31`) that the newest release is above is
-  raised to the next major of that release (`<15` with 15.0.1 out becomes `<16`);
-- a major's `toolkit_range` grows to the newest CUDA minor of the `cuda-toolkit` wheels;
-- a major's `extension.manylinux_image` (cibuildwheel's image) takes the newest dated tag
-  (`YYYY.MM.DD-N`) that quay.io lists for both of its architectures, never `latest`;
-- includes/python-releases.yml takes CPython's dates from the Python Developer's Guide
-  (release-cycle.json: new releases as rows, changed dates) and its `as_of`, the day python_min's
-  choices and SPEC 0 default are derived on, becomes today, when the guide was read.
-
-Nothing else is rewritten: lower bounds stay (raising them only shuts users out), a finer cap such
-as `numpy<2.5` is a compatibility cap whose reason sits in a comment beside it, a range that pins a
-CUDA major (`cuda-bindings>=12.9,<13` for CUDA 12) is meant to exclude the next major, and a
-dropped Python is a choice between a library's `python_min` and the matrix's `python_range`.
-The report names each of these, and what the new Python table changes for projects (a Python
-that retires, a new default floor); the maintainer decides.
-
-Where it asks: the indexes and find-links locations that uv and pip are configured with
-(`UV_DEFAULT_INDEX`, `UV_INDEX_URL`, `UV_INDEX`, `UV_EXTRA_INDEX_URL`, `UV_FIND_LINKS`, uv.toml,
-`PIP_INDEX_URL`, `PIP_EXTRA_INDEX_URL`, `PIP_FIND_LINKS`, `pip config list`), or only the ones
-given with `--index-url`/`--find-links`. It reads the simple repository API (PEP 503 HTML or PEP
-691 JSON) itself rather than running `pip index versions` or `uv pip compile`: one request per
-package returns every release with its Requires-Python, which is what "does the newest release
-drop a Python?" needs, whereas pip and uv only answer "what would install on this interpreter".
-The manylinux images' tags come from quay.io's tag list (`--registry-api`). The nvidia/cuda
-`image:` tags are not checked: the report prints the command that lists them.
+It asks the indexes uv and pip are configured with (or only `--index-url`/`--find-links`) and
+reads their simple repository API (PEP 503 HTML or PEP 691 JSON) itself rather than running
+`pip index versions` or `uv pip compile`: one request per package returns every release with its
+Requires-Python, which is what "does the newest release drop a Python?" needs, whereas pip and uv
+only answer "what would install on this interpreter".
 """
 
 from __future__ import annotations
@@ -186,23 +167,19 @@ def configured_sources(
     if "index-url" in pip_options:
         primary.append(Source(pip_options["index-url"], "index", "pip index-url"))
     primary.append(Source(DEFAULT_INDEX, "index", "default: nothing configured"))
+    # uv separates find-links with commas, pip with spaces; UV_INDEX entries may carry a name.
+    uv: list[tuple[str, str, str | None]] = [("UV_INDEX", "index", None)]
+    uv += [("UV_EXTRA_INDEX_URL", "index", None), ("UV_FIND_LINKS", "find-links", ",")]
     extras = [
-        Source(_uv_index_url(u), "index", "UV_INDEX") for u in _split(environ.get("UV_INDEX"))
-    ]
-    extras += [
-        Source(u, "index", "UV_EXTRA_INDEX_URL") for u in _split(environ.get("UV_EXTRA_INDEX_URL"))
-    ]
-    # uv separates find-links with commas, pip with spaces.
-    extras += [
-        Source(u, "find-links", "UV_FIND_LINKS") for u in _split(environ.get("UV_FIND_LINKS"), ",")
+        Source(_uv_index_url(u) if name == "UV_INDEX" else u, kind, name)
+        for name, kind, separator in uv
+        for u in _split(environ.get(name), separator)
     ]
     extras += toml_extras
     extras += [
-        Source(u, "index", "pip extra-index-url")
-        for u in _split(pip_options.get("extra-index-url"))
-    ]
-    extras += [
-        Source(u, "find-links", "pip find-links") for u in _split(pip_options.get("find-links"))
+        Source(u, kind, f"pip {option}")
+        for option, kind in (("extra-index-url", "index"), ("find-links", "find-links"))
+        for u in _split(pip_options.get(option))
     ]
     unique: dict[tuple[str, str], Source] = {}
     for source in [primary[0], *extras]:
@@ -316,17 +293,10 @@ def _parse_page(content_type: str, body: bytes) -> list[tuple[str, str | None, b
 def _wheel_requires_python(path: Path) -> str | None:
     """Requires-Python from a local wheel's METADATA: a flat find-links folder has no page."""
     with zipfile.ZipFile(path) as wheel:
-        metadata = next(
-            (
-                n
-                for n in wheel.namelist()
-                if n.count("/") == 1 and n.endswith(".dist-info/METADATA")
-            ),
-            None,
-        )
-        if metadata is None:
+        found = [n for n in wheel.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", n)]
+        if not found:
             return None
-        headers = email.parser.HeaderParser().parsestr(wheel.read(metadata).decode("utf-8"))
+        headers = email.parser.HeaderParser().parsestr(wheel.read(found[0]).decode("utf-8"))
     return headers.get("Requires-Python")
 
 
@@ -683,17 +653,10 @@ class ImageLine:
     meanings: tuple[str, ...]
 
 
-def dated_tag(tag: str) -> tuple[int, int, int, int] | None:
-    """(year, month, day, build) of a dated tag, for ordering; None for any other name."""
+def dated_tag(tag: str) -> tuple[int, ...]:
+    """(year, month, day, build) of a dated tag, for ordering; () for any other name."""
     found = _DATED_TAG.match(tag)
-    if found is None:
-        return None
-    year, month, day, build = map(int, found.groups())
-    return year, month, day, build
-
-
-def _tag_order(tag: str) -> tuple[int, ...]:
-    return dated_tag(tag) or ()
+    return tuple(map(int, found.groups())) if found else ()
 
 
 def fetch_image_tags(api: str, repository: str, context: ssl.SSLContext) -> list[str]:
@@ -741,16 +704,16 @@ def manylinux_line(major: str, image: str, tags: Mapping[str, Sequence[str]]) ->
     if not common:
         meaning = f"no dated tag on every architecture's repository: stays on {current}"
         return ImageLine(major, image, image, None, (meaning,))
-    newest = max(common, key=_tag_order)
+    newest = max(common, key=dated_tag)
     pinned = dated_tag(current)
     if current == newest:
         return ImageLine(major, image, image, newest, ("pinned to the newest dated tag",))
-    if pinned is not None and pinned > _tag_order(newest):
+    if pinned and pinned > dated_tag(newest):
         meaning = f"{current} is newer than every tag listed on all architectures: edit by hand"
         return ImageLine(major, image, image, newest, (meaning,))
     meaning = (
         f"new dated tag {newest}"
-        if pinned is not None
+        if pinned
         else f"floats on `{current}`: --write pins it to the newest dated tag"
     )
     return ImageLine(major, image, f"quay.io/{found['repo']}:{newest}", newest, (meaning,))
@@ -846,16 +809,6 @@ def python_meanings(before: PythonSupport, after: PythonSupport) -> list[str]:
     return lines or ["the supported Pythons stay as they are"]
 
 
-def python_report(table: Mapping[str, Any], rows: Sequence[Mapping[str, str]]) -> list[str]:
-    """The Python table after --write (today's date) and what it changes."""
-    out = [f"Python releases after --write (as_of {table['as_of']}):", ""]
-    out += _table(
-        ("version", "released", "end of life"),
-        ((r["version"], r["released"], r["end_of_life"]) for r in rows),
-    )
-    return out
-
-
 _ROW = re.compile(
     r'^(?P<indent>\s*)- \{version: "[^"]+", released: "[^"]+", end_of_life: "[^"]+"\}$'
 )
@@ -875,13 +828,7 @@ def rewrite_python_table(text: str, rows: Sequence[Mapping[str, str]], as_of: da
         f'end_of_life: "{r["end_of_life"]}"}}\n'
         for r in rows
     ]
-    text = "".join(lines[: found[0]] + new + lines[found[-1] + 1 :])
-    text, count = re.subn(
-        r'^(\s*as_of:\s*)"[^"]*"', rf'\g<1>"{as_of.isoformat()}"', text, flags=re.MULTILINE
-    )
-    if count != 1:
-        raise ValueError(f"expected one `as_of:` line, found {count}")
-    return text
+    return set_date("".join(lines[: found[0]] + new + lines[found[-1] + 1 :]), "as_of", as_of)
 
 
 def bump_python_table(
@@ -898,7 +845,11 @@ def bump_python_table(
         ]
     rows = merged_releases(table["releases"], cycle)
     after = {**table, "releases": rows, "as_of": today.isoformat()}
-    out = python_report(after, rows)
+    out = [f"Python releases after --write (as_of {today}):", ""]
+    out += _table(
+        ("version", "released", "end of life"),
+        ((r["version"], r["released"], r["end_of_life"]) for r in rows),
+    )
     try:
         meanings = python_meanings(
             python_support(table, dict(python_range)), python_support(after, dict(python_range))
@@ -933,12 +884,16 @@ def rewrite(text: str, changes: Mapping[str, str], checked: datetime.date | None
         if quoted not in text:
             raise ValueError(f"{quoted} is not in the file as written: edit it by hand")
         text = text.replace(quoted, f'"{new}"')
-    if checked is not None:
-        text, count = re.subn(
-            r'^(\s*checked:\s*)"[^"]*"', rf'\g<1>"{checked.isoformat()}"', text, flags=re.MULTILINE
-        )
-        if count != 1:
-            raise ValueError(f"expected one `checked:` line, found {count}")
+    return text if checked is None else set_date(text, "checked", checked)
+
+
+def set_date(text: str, key: str, day: datetime.date) -> str:
+    """``text`` with the one ``key: "..."`` line's date set to ``day``."""
+    text, count = re.subn(
+        rf'^(\s*{key}:\s*)"[^"]*"', rf'\g<1>"{day.isoformat()}"', text, flags=re.MULTILINE
+    )
+    if count != 1:
+        raise ValueError(f"expected one `{key}:` line, found {count}")
     return text
 
 

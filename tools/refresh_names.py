@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import urllib.request
 import zipfile
 from collections import defaultdict
@@ -38,6 +39,7 @@ from typing import Any
 import yaml
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import Version
+from template_data import example_choices, own_prefixes, python_floors, python_support
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "includes" / "dependency-names.yml"
@@ -59,25 +61,18 @@ def render_plans() -> Iterator[tuple[int, str, list[str], bool]]:
     """
     matrix = yaml.safe_load((ROOT / "includes" / "cuda-matrix.yml").read_text("utf-8"))
     matrix = matrix["cuda_matrix"]["default"]
-    from template_data import python_floors, python_support
-
     pythons = python_support().choices
     libraries = sorted(matrix["libraries"])
     for major in sorted(int(m) for m in matrix["majors"]):
         floors = python_floors(matrix, str(major))
         for python in pythons:
-            allowed = [lib for lib in libraries if _version(floors[lib]) <= _version(python)]
-            yield major, python, allowed, _version(floors["dask"]) <= _version(python)
-
-
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split("."))
+            allowed = [lib for lib in libraries if Version(floors[lib]) <= Version(python)]
+            yield major, python, allowed, Version(floors["dask"]) <= Version(python)
 
 
 def render(dst: Path, major: int, python: str, libraries: list[str], dask: bool) -> Path:
     """Render the working tree (uncommitted edits included) with the given answers."""
     from copier import run_copy
-    from template_data import example_choices
 
     answers = {
         "cuda_majors": [major],
@@ -94,7 +89,7 @@ def render(dst: Path, major: int, python: str, libraries: list[str], dask: bool)
 
 def resolve(project: Path, python: str) -> set[tuple[str, str]]:
     """Every (distribution, version) the project's extras and groups resolve to, any platform."""
-    pyproject = tomllib_load(project / "pyproject.toml")
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))
     groups = sorted(pyproject.get("dependency-groups", {}))
     uv = shutil.which("uv") or "uv"
     command = [uv, "pip", "compile", "pyproject.toml", "--all-extras", "--universal"]
@@ -108,12 +103,6 @@ def resolve(project: Path, python: str) -> set[tuple[str, str]]:
             name, version = requirement.split("==", 1)
             pins.add((str(canonicalize_name(name.split("[")[0])), version.strip()))
     return pins
-
-
-def tomllib_load(path: Path) -> dict[str, Any]:
-    import tomllib
-
-    return tomllib.loads(path.read_text("utf-8"))
 
 
 def own_names(project: Path) -> dict[str, str]:
@@ -260,8 +249,6 @@ def collect(workdir: Path) -> tuple[dict[str, set[str]], set[str], dict[str, str
         pins |= resolve(project, python)
         own.update(own_names(project))
     # A name copier.yml refuses by its prefix (every test module) needs no line of its own.
-    from template_data import own_prefixes
-
     prefixes = tuple(own_prefixes())
     own = {k: v for k, v in {**owned_test_names(), **own}.items() if not k.startswith(prefixes)}
     print(f"{len(pins)} distribution versions; reading their wheels", file=sys.stderr)
@@ -275,28 +262,28 @@ def collect(workdir: Path) -> tuple[dict[str, set[str]], set[str], dict[str, str
 
 
 def write(imports: dict[str, set[str]], dists: set[str], own: dict[str, str]) -> str:
-    data = {
-        "shadowed_dependencies": {
-            "type": "yaml",
-            "when": False,
-            "default": {name: _providers(imports[name]) for name in sorted(imports)},
-        },
-        "dependency_distributions": {"type": "yaml", "when": False, "default": sorted(dists)},
-        "project_own_names": {
-            "type": "yaml",
-            "when": False,
-            "default": dict(sorted(own.items())),
-        },
-    }
-    comments = {
-        "shadowed_dependencies": "# Import name -> the distributions that install it.",
-        "dependency_distributions": "# Every distribution installed, PEP 503-normalised.",
-        "project_own_names": "# Names the rendered project itself puts on sys.path.",
-    }
+    values = [
+        (
+            "shadowed_dependencies",
+            "Import name -> the distributions that install it.",
+            {name: _providers(imports[name]) for name in sorted(imports)},
+        ),
+        (
+            "dependency_distributions",
+            "Every distribution installed, PEP 503-normalised.",
+            sorted(dists),
+        ),
+        (
+            "project_own_names",
+            "Names the rendered project itself puts on sys.path.",
+            dict(sorted(own.items())),
+        ),
+    ]
     text = HEADER
-    for key, value in data.items():
-        text += comments[key] + "\n"
-        text += yaml.safe_dump({key: value}, sort_keys=False, width=100, allow_unicode=True)
+    for key, comment, default in values:
+        value = {key: {"type": "yaml", "when": False, "default": default}}
+        text += f"# {comment}\n"
+        text += yaml.safe_dump(value, sort_keys=False, width=100, allow_unicode=True)
     return text
 
 

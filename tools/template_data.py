@@ -45,16 +45,6 @@ def questions(text: str | None = None) -> dict[str, Any]:
     }
 
 
-def computed_names() -> list[str]:
-    """The computed (``when: false``) values copier.yml defines itself, in order."""
-    return [
-        key
-        for document in copier_documents()
-        for key, spec in document.items()
-        if not key.startswith("_") and spec.get("when") is False
-    ]
-
-
 def own_prefixes() -> dict[str, str]:
     """The prefixes of the modules a project grows by itself, refused as package names."""
     (prefixes,) = (
