@@ -33,12 +33,8 @@ class Dispatched(Protocol[P, R_co]):
 
     @property
     def on(self) -> Mapping[int | None, Callable[P, R_co]]:
-        """The implementation for where the arrays live, by their CUDA device, None for the host.
-
-        ``on[None]`` is the CPU one itself (a small call pays one look-up for the choice),
-        ``on[0]`` the GPU one, run with device 0 current. Nothing is checked: the device must be
-        where the CuPy arguments live, as the checks resolved it. Out of memory falls back.
-        """
+        """The implementation by CUDA device of the arrays: ``on[None]`` is the CPU one itself,
+        ``on[0]`` the GPU one run with device 0 current. Nothing is checked again."""
         ...
 
 
