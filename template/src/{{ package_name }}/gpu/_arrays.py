@@ -67,8 +67,9 @@ def device_of(a: Any) -> int:
 
 
 def device_of_arrays(name: str, arrays: Iterable[object]) -> int | None:
-    """The device of the CuPy arrays among ``arrays`` (None when there are none); ``name``, the
-    function the caller called, is for the error.
+    """The device of the CuPy arrays among ``arrays``, or None when there are none.
+
+    ``name`` is the function the caller called, for the error.
 
     Raises
     ------

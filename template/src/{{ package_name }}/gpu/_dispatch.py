@@ -33,8 +33,11 @@ class Dispatched(Protocol[P, R_co]):
 
     @property
     def on(self) -> Mapping[int | None, Callable[P, R_co]]:
-        """The implementation by CUDA device of the arrays: ``on[None]`` is the CPU one itself,
-        ``on[0]`` the GPU one run with device 0 current. Nothing is checked again."""
+        """The implementation for where the arrays live, by CUDA device, None for the host.
+
+        ``on[None]`` is the CPU one itself, ``on[0]`` the GPU one run with device 0 current;
+        nothing is checked again (see :func:`gpu_dispatch`).
+        """
         ...
 
 
