@@ -19,17 +19,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import DTypeLike, NDArray
 
-__all__ = [
-    "array_namespace",
-    "asarray",
-    "cuda_device_count",
-    "get_xp",
-    "is_cuda_available",
-    "is_gpu_array",
-    "to_cpu",
-    "to_device",
-]
-
 
 # An array, an error or a device of CuPy's cannot exist unless CuPy was imported, so asking
 # sys.modules answers "is this CuPy's?" without paying for (or risking) the import.

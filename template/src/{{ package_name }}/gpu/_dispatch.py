@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from types import CodeType
 
-__all__ = ["Dispatched", "gpu_dispatch"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
