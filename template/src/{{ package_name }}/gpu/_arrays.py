@@ -19,27 +19,13 @@ if TYPE_CHECKING:
 
     from numpy.typing import DTypeLike, NDArray
 
-__all__ = [
-    "array_namespace",
-    "asarray",
-    "cuda_device_count",
-    "get_xp",
-    "is_cuda_available",
-    "is_gpu_array",
-    "to_cpu",
-    "to_device",
-]
 
-
-# --- CuPy, only if this process already imported it ----------------------------------------------
 # An array, an error or a device of CuPy's cannot exist unless CuPy was imported, so asking
 # sys.modules answers "is this CuPy's?" without paying for (or risking) the import.
-
-
 def loaded_cupy(*path: str) -> Any:
     """CuPy, or its attribute at ``path`` (``"cuda", "Device"``), if imported already; else None.
 
-    Never imports CuPy, and a CuPy that is half-imported or lacks the attribute gives None.
+    Never imports CuPy; a CuPy that is half-imported or lacks the attribute gives None.
     """
     found: Any = sys.modules.get("cupy")
     for name in path:
@@ -65,7 +51,8 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 def device_of(a: Any) -> int:
     """The id of the CUDA device a CuPy array lives on."""
-    return int(a.data.device_id)  # a.device would make a Device object to give the same number
+    # Not array_api_compat.device(a): it makes a Device object to give the same number.
+    return int(a.data.device_id)
 
 
 def device_of_arrays(name: str, arrays: Iterable[object]) -> int | None:
@@ -98,9 +85,6 @@ def on_device(device: int) -> AbstractContextManager[Any]:
     return context
 
 
-# --- the detected backend ------------------------------------------------------------------------
-
-
 def is_cuda_available() -> bool:
     """True when this process computes on a CUDA GPU through CuPy."""
     return backend().is_gpu
@@ -113,12 +97,7 @@ def cuda_device_count() -> int:
 
 def get_xp() -> ModuleType:
     """The array module of the detected backend: ``cupy`` on a usable GPU, else ``numpy``."""
-    if backend().is_gpu:
-        import cupy
-
-        module: ModuleType = cupy
-        return module
-    return np
+    return importlib.import_module("cupy") if backend().is_gpu else np
 
 
 _PYTHON_SCALARS = (bool, int, float, complex)
@@ -137,9 +116,6 @@ def array_namespace(*arrays: object) -> Any:
     if all(a is None or type(a) in _PYTHON_SCALARS for a in arrays):
         return importlib.import_module(f"array_api_compat.{backend().name}")
     return array_api_compat.array_namespace(*arrays)
-
-
-# --- moving arrays -------------------------------------------------------------------------------
 
 
 def to_cpu(a: Any) -> NDArray[Any]:
@@ -164,19 +140,17 @@ def to_device(a: Any, device: int | None = None) -> Any:
         When ``device`` is not an int from 0 to :func:`cuda_device_count` - 1.
     """
     # array-api-compat's to_device moves an array within its library (a NumPy one to "cpu"
-    # only), so a host array reaches the GPU through cupy.asarray.
+    # only), so a host array reaches the GPU through cupy.asarray, which also copies an array
+    # of another device onto the current one.
     if device is None:
         return get_xp().asarray(a) if backend().is_gpu else to_cpu(a)
     with on_device(_checked_device(device)):  # the check first: it names a CPU backend's reason
-        return get_xp().asarray(a)  # CuPy copies an array of another device onto the current one
+        return get_xp().asarray(a)
 
 
 def asarray(obj: Any, dtype: DTypeLike | None = None) -> Any:
     """Like ``xp.asarray``: an array of the detected backend built from ``obj``."""
     return get_xp().asarray(obj, dtype=dtype)
-
-
-# --- device ids and contexts ---------------------------------------------------------------------
 
 
 def _checked_device(device: object) -> int:

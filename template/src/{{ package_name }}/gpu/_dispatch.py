@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from types import CodeType
 
-__all__ = ["Dispatched", "gpu_dispatch"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -33,11 +32,10 @@ class Dispatched(Protocol[P, R_co]):
 
     @property
     def on(self) -> Mapping[int | None, Callable[P, R_co]]:
-        """The implementation for where the arrays live, by their CUDA device, None for the host.
+        """The implementation for where the arrays live, by CUDA device, None for the host.
 
-        ``on[None]`` is the CPU one itself (a small call pays one look-up for the choice),
-        ``on[0]`` the GPU one, run with device 0 current. Nothing is checked: the device must be
-        where the CuPy arguments live, as the checks resolved it. Out of memory falls back.
+        ``on[None]`` is the CPU one itself, ``on[0]`` the GPU one run with device 0 current;
+        nothing is checked again (see :func:`gpu_dispatch`).
         """
         ...
 

@@ -11,8 +11,6 @@ from ._project import CUDA_MODULES
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
-__all__ = ["cuda_may_be_initialised", "fork_hazard", "mp_context"]
-
 # The package's compiled extension (where the project has one) links the CUDA runtime in
 # statically: its calls start CUDA in this process without importing any of CUDA_MODULES.
 EXTENSION_MODULE = f"{__name__.rsplit('.', 2)[0]}.kernels._cuda_cpp"
@@ -20,14 +18,16 @@ EXTENSION_MODULE = f"{__name__.rsplit('.', 2)[0]}.kernels._cuda_cpp"
 
 def cuda_may_be_initialised() -> bool:
     """True once a library that can initialise CUDA (``CUDA_MODULES``, the extension) is loaded."""
-    return any(name in sys.modules for name in CUDA_MODULES) or _extension_hazard() is not None
+    return _cuda_hazard() is not None
 
 
-def _extension_hazard() -> str | None:
-    """Why the compiled extension makes ``fork`` unsafe, or None (not loaded, CUDA not started).
+def _cuda_hazard() -> str | None:
+    """Why CUDA may be initialised in this process (a CUDA library or the extension), or None.
 
-    Its ``cuda_started()`` is believed; an extension without it counts once loaded.
+    The extension's ``cuda_started()`` is believed; an extension without it counts once loaded.
     """
+    if cuda := next((name for name in CUDA_MODULES if name in sys.modules), None):
+        return f"{cuda} is imported and may have initialised CUDA"
     extension = sys.modules.get(EXTENSION_MODULE)
     if extension is None:
         return None
@@ -43,10 +43,8 @@ def fork_hazard() -> str | None:
     A forked child inherits a CUDA context it cannot use, and none of the threads of Numba's
     parallel loops: GNU OpenMP (Numba's layer on Linux) terminates a child that runs one.
     """
-    if cuda := next((name for name in CUDA_MODULES if name in sys.modules), None):
-        return f"{cuda} is imported and may have initialised CUDA"
-    if extension := _extension_hazard():
-        return extension
+    if cuda := _cuda_hazard():
+        return cuda
     # Read where Numba keeps it, never imported: a missing flag (a newer Numba) counts as started.
     parallel = sys.modules.get("numba.np.ufunc.parallel")
     if parallel is not None and getattr(parallel, "_is_initialized", True):
