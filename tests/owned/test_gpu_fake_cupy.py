@@ -142,3 +142,10 @@ def test_the_array_interface_names_cupys_current_stream_as_cupy_does() -> None:
     assert array.__cuda_array_interface__["stream"] == 1  # the legacy default stream
     with fake.cuda.Stream() as stream:
         assert array.__cuda_array_interface__["stream"] == stream.ptr
+
+
+def test_a_stream_belongs_to_the_current_device_and_the_default_stream_to_none() -> None:
+    fake = make_fake_cupy(device_count=2)
+    with fake.cuda.Device(1):
+        assert fake.cuda.Stream().device_id == 1
+        assert fake.cuda.get_current_stream().device_id == -1  # CuPy's Stream.null says -1
