@@ -8,7 +8,7 @@ CuPy does, so that a test passing here does not pass by luck:
 - ``cupy.ndarray`` holds a NumPy array but is not one: ``numpy.asarray`` on it raises TypeError,
   as CuPy does, so the host is reached through ``.get()`` alone, and arithmetic with a NumPy
   array raises TypeError too. An array remembers the device current at its making
-  (``a.data.device_id``).
+  (``a.device.id``, ``a.data.device_id``).
 - ``cupy.<name>`` is NumPy's function of that name, its array results on the current device;
   dtypes are NumPy's. ``cupy``, ``cupy.cuda`` and their submodules are modules, so
   array-api-compat's CuPy namespace imports, and computes on the fake.
@@ -61,10 +61,11 @@ class OutOfMemoryError(MemoryError):
 class FakeDeviceArray(NDArrayOperatorsMixin):
     """``cupy.ndarray``: data "on a device", reachable from the host only through ``get()``."""
 
-    def __init__(self, host: NDArray[Any], device: int) -> None:
+    def __init__(self, host: NDArray[Any], device: Any) -> None:
         self._host = host
+        self.device = device  # a cupy.cuda.Device
         # CuPy's memory pointer; the address is a host one, so nothing may dereference it.
-        self.data = SimpleNamespace(ptr=host.ctypes.data, device_id=device)
+        self.data = SimpleNamespace(ptr=host.ctypes.data, device_id=device.id)
 
     def get(self, stream: object = None) -> NDArray[Any]:
         """Copy to the host, like ``cupy.ndarray.get``."""
@@ -90,7 +91,7 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
         return repr(self._host)
 
     def __getitem__(self, key: Any) -> Any:
-        return _on_device(self._host[_to_host(key)], self.data.device_id)
+        return _on_device(self._host[_to_host(key)], self.device)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         # CuPy copies a host array in: allowed here, and only here.
@@ -101,18 +102,18 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
         if "out" in kwargs:  # CuPy returns the caller's `out` itself
             out = kwargs["out"]
             return out[0] if len(out) == 1 else out
-        return _on_device(result, self.data.device_id)
+        return _on_device(result, self.device)
 
     def __array_function__(self, func: Any, types: object, args: Any, kwargs: Any) -> Any:
         # numpy.<function> on a CuPy array is CuPy's function (NEP 18).
-        return _on_device(func(*_to_host(args), **_to_host(kwargs)), self.data.device_id)
+        return _on_device(func(*_to_host(args), **_to_host(kwargs)), self.device)
 
     def __getattr__(self, name: str) -> Any:
         # shape, dtype, ravel, reshape, sum...: NumPy's, on this array's device. Never NumPy's
         # private or dunder names: `__array_interface__` would let numpy.asarray copy implicitly.
         if name.startswith("_"):
             raise AttributeError(name)
-        return _on_device(getattr(self._host, name), self.data.device_id)
+        return _on_device(getattr(self._host, name), self.device)
 
 
 def _to_host(value: Any) -> Any:
@@ -128,7 +129,7 @@ def _to_host(value: Any) -> Any:
     return value
 
 
-def _on_device(value: Any, device: int) -> Any:
+def _on_device(value: Any, device: Any) -> Any:
     """NumPy's results as fake arrays on ``device`` (NumPy scalars as 0-d arrays, as in CuPy);
     a NumPy method as one whose results are."""
     if isinstance(value, (np.ndarray, np.generic)):
@@ -140,7 +141,7 @@ def _on_device(value: Any, device: int) -> Any:
     return value
 
 
-def _computing_on(function: Callable[..., Any], device: Callable[[], int]) -> Callable[..., Any]:
+def _computing_on(function: Callable[..., Any], device: Callable[[], Any]) -> Callable[..., Any]:
     """``function`` taking fake arrays and giving its array results on ``device()``."""
 
     @functools.wraps(function)
@@ -178,13 +179,15 @@ def make_fake_cupy(
 
         def __init__(self, device: int | None = None) -> None:
             self.id = current.device if device is None else int(device)
+            self._previous: list[int] = []
 
         def __enter__(self) -> Device:
-            self._previous, current.device = current.device, self.id
+            self._previous.append(current.device)
+            current.device = self.id
             return self
 
         def __exit__(self, *exc_info: object) -> None:
-            current.device = self._previous
+            current.device = self._previous.pop()
 
     class Stream:
         """``cupy.cuda.Stream``: ``ptr`` 0 is the legacy default stream, which says device -1."""
@@ -201,11 +204,12 @@ def make_fake_cupy(
             current.stream = self._previous
 
     def asarray(a: Any, dtype: Any = None) -> FakeDeviceArray:
-        """The way onto the device, host arrays welcome; a device array of that dtype is itself."""
-        if isinstance(a, FakeDeviceArray) and dtype in (None, a.dtype):
+        """The way onto the current device, host arrays welcome; an array already there is itself."""
+        same_device = isinstance(a, FakeDeviceArray) and a.device.id == current.device
+        if same_device and dtype in (None, a.dtype):
             return a
         host = a._host if isinstance(a, FakeDeviceArray) else a
-        return FakeDeviceArray(np.array(host, dtype=dtype), current.device)
+        return FakeDeviceArray(np.array(host, dtype=dtype), Device())
 
     null = Stream(null=True)
     runtime = _module(
@@ -235,11 +239,11 @@ def make_fake_cupy(
         fft=_module("cupy.fft"),
     )
     for numpy_module, fake in ((np, module), (np.linalg, module.linalg), (np.fft, module.fft)):
-        _serve_numpy(numpy_module, fake, lambda: current.device)
+        _serve_numpy(numpy_module, fake, Device)
     return module
 
 
-def _serve_numpy(numpy_module: ModuleType, fake: ModuleType, device: Callable[[], int]) -> None:
+def _serve_numpy(numpy_module: ModuleType, fake: ModuleType, device: Callable[[], Any]) -> None:
     """Serve ``fake.<name>`` as NumPy's ``numpy_module.<name>``, on the current device."""
 
     def lookup(name: str) -> Any:

@@ -2,7 +2,8 @@
 """A NumPy-backed stand-in for CuPy, so that GPU code paths run on a machine without a GPU.
 
 The full fake, for the template's own tests: in the suite render it replaces the render's seed of
-it (template/tests/fake_cupy.py, the same API), so the same fixtures give this one.
+it (template/tests/fake_cupy.py, the same API, kept as fake_cupy_seed.py), so the same fixtures
+give this one.
 
 :func:`make_fake_cupy` builds a module to put in ``sys.modules["cupy"]`` (the ``fake_gpu`` and
 ``install_fake_cupy`` fixtures of conftest.py do). It behaves as CuPy does wherever code written
