@@ -204,12 +204,12 @@ def make_fake_cupy(
             current.stream = self._previous
 
     def asarray(a: Any, dtype: Any = None) -> FakeDeviceArray:
-        """The way onto the current device, host arrays welcome; an array already there is itself."""
-        same_device = isinstance(a, FakeDeviceArray) and a.device.id == current.device
-        if same_device and dtype in (None, a.dtype):
+        """Onto the current device, host arrays welcome; an array already there is itself."""
+        if not isinstance(a, FakeDeviceArray):
+            return FakeDeviceArray(np.array(a, dtype=dtype), Device())
+        if a.device.id == current.device and dtype in (None, a.dtype):
             return a
-        host = a._host if isinstance(a, FakeDeviceArray) else a
-        return FakeDeviceArray(np.array(host, dtype=dtype), Device())
+        return FakeDeviceArray(np.array(a._host, dtype=dtype), Device())
 
     null = Stream(null=True)
     runtime = _module(
