@@ -18,8 +18,8 @@ CuPy does, so that a test passing here does not pass by luck:
   stream (otherwise the legacy default stream: ``ptr`` 0, ``device_id`` -1).
 
 It does not model compiled kernels (a test swaps the kernel for NumPy arithmetic and runs the rest
-of the GPU path for real), asynchrony, memory limits, peer access or ``cupy.random``. The
-template's own suite proves its GPU module on a fuller fake of the same name.
+of the GPU path for real), asynchrony, memory limits, peer access, the CUDA array interface or
+``cupy.random``. The template's own suite proves its GPU module on a fuller fake of the same name.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def make_fake_cupy(
     class Stream:
         """``cupy.cuda.Stream``: ``ptr`` 0 is the legacy default stream, which says device -1."""
 
-        def __init__(self, null: bool = False) -> None:
+        def __init__(self, null: bool = False, non_blocking: bool = False) -> None:
             self.ptr = 0 if null else next(pointers)
             self.device_id = -1 if null else current.device
 
