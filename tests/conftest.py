@@ -223,10 +223,18 @@ def copy_working_tree(dst: Path) -> None:
 
 
 def overlay_owned_tests(template_root: Path) -> None:
-    """Lay the template-owned code's tests (``tests/owned/``) into ``template_root``'s tree."""
+    """Lay the template-owned code's tests (``tests/owned/``) into ``template_root``'s tree.
+
+    An owned helper named like a file of the render replaces it, and the render's own stays
+    beside it as ``<stem>_seed``: the full fake CuPy serves the owned tests under the render's
+    fixtures, and they prove the seed the render ships too.
+    """
     target = template_root / "template" / "tests"
     for src in sorted(OWNED_TESTS.iterdir()):
         if src.is_file() and src.suffix in {".py", ".jinja", ".toml"}:
+            seed = target / src.name
+            if seed.is_file() and src.suffix == ".py":
+                seed.rename(seed.with_stem(f"{seed.stem}_seed"))
             shutil.copy2(src, target / src.name)
 
 
