@@ -7,7 +7,6 @@ checks that can run offline. How a user verifies the image itself is in the gene
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import re
 import sys
@@ -29,6 +28,7 @@ from conftest import (
     update_project,
 )
 from template_data import load_computed, python_support
+from test_sessions import RecordingSession, SessionSkipped, load_noxfile
 
 MATRIX = load_computed("cuda_matrix")
 PINS = load_computed("pins")
@@ -71,46 +71,26 @@ def gpu_job(project: Path) -> dict[str, Any]:
     return job
 
 
-@pytest.mark.parametrize(
-    ("schema", "path"),
-    [
-        ("vendor.github-workflows", ".github/workflows/ci.yml"),
-        ("vendor.github-workflows", ".github/workflows/gpu.yml"),
-        ("vendor.github-workflows", ".github/workflows/release.yml"),
-        ("custom.github-workflows-require-timeout", ".github/workflows/release.yml"),
-        ("custom.github-workflows-require-timeout", ".github/workflows/ci.yml"),
-        ("custom.github-workflows-require-timeout", ".github/workflows/gpu.yml"),
-        ("vendor.github-workflows", ".github/workflows/template-update.yml"),
-        ("custom.github-workflows-require-timeout", ".github/workflows/template-update.yml"),
-        ("vendor.dependabot", ".github/dependabot.yml"),
-        ("vendor.compose-spec", "compose.yaml"),
-        ("vendor.readthedocs", ".readthedocs.yaml"),
-    ],
-)
-def test_github_render_files_match_their_schemas(github: Path, schema: str, path: str) -> None:
-    run([tool("check-jsonschema"), "--builtin-schema", schema, path], cwd=github)
+@pytest.mark.parametrize("name", ["github", "hosted", "gitlab"])
+def test_the_files_the_lint_session_checks_match_their_schemas_and_workflows_a_time_cap(
+    request: pytest.FixtureRequest, name: str
+) -> None:
+    # The lint session's own list: every workflow, Dependabot, compose, Read the Docs, GitLab.
+    project: Path = request.getfixturevalue(name)
+    checked = 0
+    for pattern, schema in rendered_noxfile(project).SCHEMAS.items():
+        checks = [schema, *["custom.github-workflows-require-timeout"] * ("workflows" in pattern)]
+        for path in sorted(str(p.relative_to(project)) for p in project.glob(pattern)):
+            for check in checks:
+                run([tool("check-jsonschema"), "--builtin-schema", check, path], cwd=project)
+                checked += 1
+    assert checked == {"github": 11, "hosted": 9, "gitlab": 3}[name]
 
 
-@pytest.mark.parametrize(
-    "schema", ["vendor.github-workflows", "custom.github-workflows-require-timeout"]
-)
-def test_hosted_gpu_workflow_matches_its_schemas(hosted: Path, schema: str) -> None:
-    run([tool("check-jsonschema"), "--builtin-schema", schema, ".github/workflows/gpu.yml"], hosted)
-
-
-def test_zizmor_finds_nothing_in_the_hosted_gpu_workflow(hosted: Path) -> None:
-    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=hosted)
-    assert "No findings to report" in out
-
-
-def test_gitlab_ci_matches_its_schema(gitlab: Path) -> None:
-    run(
-        [tool("check-jsonschema"), "--builtin-schema", "vendor.gitlab-ci", ".gitlab-ci.yml"], gitlab
-    )
-
-
-def test_zizmor_finds_nothing_in_the_workflows(github: Path) -> None:
-    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=github)
+@pytest.mark.parametrize("name", ["github", "hosted"])
+def test_zizmor_finds_nothing_in_the_workflows(request: pytest.FixtureRequest, name: str) -> None:
+    project: Path = request.getfixturevalue(name)
+    out = run([tool("zizmor"), "--offline", "--min-severity", "low", ".github"], cwd=project)
     assert "No findings to report" in out
 
 
@@ -151,36 +131,25 @@ def template_update_jobs(project: Path) -> dict[str, Any]:
     return jobs
 
 
-def test_the_template_update_and_its_checks_run_with_read_access_alone(github: Path) -> None:
-    # They run the new release's noxfile and tests: nothing they do may write to the repository.
-    update = template_update_jobs(github)["update"]
-    assert update["permissions"] == {"contents": "read"}
-    scripts = "\n".join(step.get("run", "") for step in update["steps"])
-    assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in scripts
-    assert f"uvx nox@{PINS['tools']['nox']} -s lint" in scripts
-
-
-def test_the_workflow_runs_the_session_and_reads_its_report(github: Path) -> None:
-    path = github / ".github/workflows/template-update.yml"
-    workflow = yaml.safe_load(path.read_text("utf-8"))
+def test_the_update_job_runs_the_session_then_lint_and_tests_on_the_lock_and_hands_on_its_report(
+    github: Path,
+) -> None:
+    # It runs the new release's noxfile and tests, with read access alone (the test above).
+    workflow = yaml.safe_load((github / ".github/workflows/template-update.yml").read_text("utf-8"))
+    assert set(workflow[True]) == {"schedule", "workflow_dispatch"}  # YAML 1.1 reads `on` as true
     steps = workflow["jobs"]["update"]["steps"]
     (update,) = [step for step in steps if "-s template_update" in step.get("run", "")]
     assert f"uvx nox@{PINS['tools']['nox']} -s template_update" in update["run"]
+    (checks,) = [step["run"] for step in steps if step.get("id") == "checks"]
+    export = checks.index("uv export --frozen")
+    assert export < checks.index("export LOCK_CONSTRAINTS=") < checks.index("uvx nox")
+    assert f"uvx nox@{PINS['tools']['nox']} -s lint" in checks
     # The report travels to the publish job, which reads it from the artifact.
     (upload,) = [step for step in steps if "upload-artifact" in step.get("uses", "")]
     assert update["env"]["TEMPLATE_UPDATE_REPORT"] in upload["with"]["path"].splitlines()
     publish = workflow["jobs"]["publish"]["steps"][-1]
     assert 'report="${DIR}/report.json"' in publish["run"]
     assert publish["env"]["DIR"] == "${{ runner.temp }}/template-update"
-    assert set(workflow[True]) == {"schedule", "workflow_dispatch"}  # YAML 1.1 reads `on` as true
-
-
-def test_the_template_updates_checks_install_the_versions_uv_lock_pins(github: Path) -> None:
-    (checks,) = [
-        s for s in template_update_jobs(github)["update"]["steps"] if s.get("id") == "checks"
-    ]
-    export = checks["run"].index("uv export --frozen")
-    assert export < checks["run"].index("export LOCK_CONSTRAINTS=") < checks["run"].index("uvx nox")
 
 
 def test_the_job_that_writes_runs_none_of_the_updates_code(github: Path) -> None:
@@ -418,17 +387,15 @@ def test_hosted_gpu_job_runs_on_a_pull_request_only_as_gpu_ci_itself_is_added(
     assert "github.event.pull_request.head.repo.full_name == github.repository" in condition
 
 
-def test_hosted_gpu_job_is_capped_in_time_and_cancels_superseded_runs(hosted: Path) -> None:
+def test_hosted_gpu_job_is_capped_in_time_and_cancels_superseded_runs_of_its_label(
+    hosted: Path,
+) -> None:
     workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
     assert gpu_job(hosted)["timeout-minutes"] <= 60
     assert workflow["concurrency"]["cancel-in-progress"] is True
     assert "github.event.pull_request.number" in workflow["concurrency"]["group"]
-
-
-def test_another_labels_run_cancels_no_gpu_run(hosted: Path) -> None:
-    # Concurrency is the workflow's: a run whose job is skipped would still cancel a running pair
-    # in the same group, so each label's runs have a group of their own.
-    workflow = yaml.safe_load((hosted / ".github/workflows/gpu.yml").read_text("utf-8"))
+    # A run whose job is skipped would still cancel a running one in its group: another label's
+    # runs have a group of their own.
     assert workflow["concurrency"]["group"].endswith("-${{ github.event.label.name }}")
 
 
@@ -487,62 +454,26 @@ def test_hosted_gpu_job_runs_exactly_the_lock_export_tests_gpu_and_bench(hosted:
     ]
 
 
-def test_hosted_gpu_job_uploads_the_benchmark_figures_of_each_major(hosted: Path) -> None:
+def test_hosted_gpu_job_uploads_each_majors_figures_only_where_the_benchmarks_wrote_them(
+    hosted: Path,
+) -> None:
     (upload,) = [s for s in gpu_job(hosted)["steps"] if "upload-artifact" in s.get("uses", "")]
     assert upload["uses"] == PINS["actions"]["upload-artifact"].split(" #")[0]
     assert upload["with"]["name"] == "bench-cuda${{ matrix.cuda }}"
     assert upload["with"]["path"] == "bench-cuda*.txt"
-
-
-def test_hosted_gpu_job_uploads_figures_only_where_the_benchmarks_wrote_them(hosted: Path) -> None:
     # A failed tests_gpu skips the benchmarks: the upload must not fail a second step.
-    (upload,) = [s for s in gpu_job(hosted)["steps"] if "upload-artifact" in s.get("uses", "")]
     assert upload["if"] == "${{ !cancelled() && hashFiles('bench-cuda*.txt') != '' }}"
 
 
-class Recorder:
-    """Stands in for nox's session: what a session would install and run, and with what."""
-
-    def __init__(self) -> None:
-        self.posargs: list[str] = []
-        self.calls: list[tuple[str, ...]] = []
-
-    def install(self, *args: str, **kwargs: object) -> None:
-        self.calls.append(("install", *args))
-
-    def run(self, *args: str, **kwargs: object) -> None:
-        self.calls.append(("run", *args))
-
-    def log(self, message: str) -> None:
-        self.calls.append(("log", message))
-
-    def warn(self, message: str) -> None:
-        self.calls.append(("warn", message))
-
-    def skip(self, message: str) -> None:
-        raise Skipped(message)
-
-    def error(self, message: str) -> None:
-        raise AssertionError(f"session.error: {message}")
-
-
-class Skipped(Exception):
-    """What nox's ``session.skip`` raises, in the Recorder."""
-
-
 def rendered_noxfile(project: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"noxfile_{project.name}", project / "noxfile.py")
-    assert spec is not None
-    assert spec.loader is not None
-    noxfile: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(noxfile)
-    noxfile._no_gpu_reason = lambda: None  # the job's runner has a GPU
+    """The render's noxfile, on a runner whose nvidia-smi lists a GPU of an unknown driver."""
+    noxfile = load_noxfile(project, f"noxfile_{project.name}")
+    noxfile._nvidia_smi = lambda: (None, ())
     return noxfile
 
 
 @pytest.fixture(scope="module")
 def hosted_noxfile(hosted: Path) -> Any:
-    """The hosted render's noxfile, loaded once: nox refuses a session registered twice."""
     return rendered_noxfile(hosted)
 
 
@@ -556,7 +487,7 @@ def test_hosted_gpu_job_of_each_major_installs_that_majors_extra_probes_and_test
     monkeypatch.chdir(hosted)
     for major in job["strategy"]["matrix"]["cuda"]:
         monkeypatch.setenv("CUDA_MAJOR", major)  # what the job's env sets for this major
-        tests, bench = Recorder(), Recorder()
+        tests, bench = RecordingSession(), RecordingSession()
         noxfile.tests_gpu(tests)
         noxfile.bench(bench)
         assert tests.calls[:2] == [
@@ -581,13 +512,15 @@ def test_a_gpu_leg_whose_driver_is_too_old_for_its_major_is_skipped_with_a_notic
     older = (int(floor.split(".")[0]) - 1, 0)
     noxfile = hosted_noxfile
     # what nvidia-smi would report on such a runner (the real query needs a GPU)
-    monkeypatch.setattr(noxfile, "_driver_version", lambda: older)
+    monkeypatch.setattr(noxfile, "_nvidia_smi", lambda: (None, older))
     monkeypatch.chdir(hosted)
     monkeypatch.setenv("CUDA_MAJOR", major)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     for session in (noxfile.tests_gpu, noxfile.bench):
-        recorder = Recorder()
-        with pytest.raises(Skipped, match=rf"CUDA {major} needs driver >= {floor}; this host has"):
+        recorder = RecordingSession()
+        with pytest.raises(
+            SessionSkipped, match=rf"CUDA {major} needs driver >= {floor}; this host has"
+        ):
             session(recorder)
         assert [call for call in recorder.calls if call[0] == "install"] == []
         notice = capsys.readouterr().out
@@ -600,11 +533,11 @@ def test_a_gpu_leg_whose_driver_is_new_enough_runs(
     newest = max(MATRIX["majors"], key=int)
     floor = tuple(map(int, MATRIX["majors"][newest]["min_driver_linux"].split(".")))
     noxfile = hosted_noxfile
-    monkeypatch.setattr(noxfile, "_driver_version", lambda: floor)  # exactly the newest floor
+    monkeypatch.setattr(noxfile, "_nvidia_smi", lambda: (None, floor))  # the newest floor
     monkeypatch.chdir(hosted)
     for major in sorted(MATRIX["majors"]):
         monkeypatch.setenv("CUDA_MAJOR", major)
-        recorder = Recorder()
+        recorder = RecordingSession()
         noxfile.tests_gpu(recorder)
         assert recorder.calls[0] == ("install", f".[cuda{major}]", "--group", "test")
 

@@ -118,31 +118,23 @@ def test_simulator_session_runs_the_kernel_tests(project: Built) -> None:
         assert " skipped" not in line  # numba-cuda and NVRTC are installed: nothing to skip
 
 
-def test_gpu_session_is_skipped_with_the_reason_on_a_cpu_machine(project: Built) -> None:
-    result = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": ""})
-    assert result.returncode == 0
-    assert "Session tests_gpu skipped: tests_gpu needs an NVIDIA GPU" in result.stderr
-    assert "set REQUIRE_GPU=1 to make this a failure" in result.stderr
+def test_gpu_session_on_a_cpu_machine_is_skipped_with_the_reason_or_fails_if_required(
+    project: Built,
+) -> None:
+    skipped = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": ""})
+    assert skipped.returncode == 0
+    assert "Session tests_gpu skipped: tests_gpu needs an NVIDIA GPU" in skipped.stderr
+    assert "set REQUIRE_GPU=1 to make this a failure" in skipped.stderr
+    failed = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": "1"})
+    assert failed.returncode == 1
+    assert "Session tests_gpu aborted" in failed.stderr
+    assert "tests_gpu needs an NVIDIA GPU" in failed.stderr
 
 
-def test_gpu_session_fails_when_a_gpu_is_required(project: Built) -> None:
-    result = nox(project, "-s", "tests_gpu", env={"REQUIRE_GPU": "1"})
-    assert result.returncode == 1
-    assert "Session tests_gpu aborted" in result.stderr
-    assert "tests_gpu needs an NVIDIA GPU" in result.stderr
-
-
-def test_bench_session_without_benchmarks_is_skipped_naming_the_answer(project: Built) -> None:
-    if project.answer("benchmarks"):
-        pytest.skip("rendered with benchmarks/: the next test runs them")
-    result = nox(project, "-s", "bench")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "`copier update --data benchmarks=true` adds it" in result.stderr
-
-
+# Without benchmarks/ the session skips naming the answer: tests/test_benchmarks_option.py.
 def test_bench_session_prints_the_cpu_tables_without_the_cuda_extra(project: Built) -> None:
     if not project.answer("benchmarks"):
-        pytest.skip("rendered without benchmarks/: the test above runs the session there")
+        pytest.skip("rendered without benchmarks/")
     result = nox(project, "-s", "bench", "--", "--quick")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "CPU figures only: nvidia-smi" in result.stderr
@@ -252,7 +244,7 @@ def gpu_noxfile(render: Render) -> Any:
     project = render({**answers, "deep_checks": True}, name="gpu-session")
     with contextlib.chdir(project):  # nox loads a noxfile from its folder: the PTX tests' glob
         noxfile = load_noxfile(project, "rendered_noxfile")
-    noxfile._no_gpu_reason = lambda: None
+    noxfile._nvidia_smi = lambda: (None, ())  # a GPU, its driver's version unknown
     noxfile.real_pycuda_unbuildable = noxfile._pycuda_unbuildable
     noxfile._pycuda_unbuildable = lambda: None  # a runner with the CUDA toolkit and g++
     return noxfile
@@ -269,7 +261,7 @@ def test_bench_session_runs_the_scripts_and_not_the_row_files_they_import(
     examples_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     noxfile = load_noxfile(examples_project, "bench_noxfile")
-    monkeypatch.setattr(noxfile, "_no_gpu_reason", lambda: "no GPU here")
+    monkeypatch.setattr(noxfile, "_nvidia_smi", lambda: ("no GPU here", ()))
     monkeypatch.chdir(examples_project)
     session = RecordingSession()
     noxfile.bench(session)
@@ -299,41 +291,38 @@ def _driver(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-@pytest.mark.parametrize("major", MAJORS)
-def test_gpu_session_installs_the_extra_of_the_newest_major_the_driver_runs_and_probes(
-    gpu_noxfile: Any, major: int, monkeypatch: pytest.MonkeyPatch
+NEWEST_FLOORS = [("", _driver(MATRIX["majors"][str(m)]["min_driver_linux"]), m) for m in MAJORS]
+
+
+@pytest.mark.parametrize(
+    ("cuda_major", "driver", "major"),
+    [*NEWEST_FLOORS, ("", (), MAJORS[-1]), (str(MAJORS[0]), (999,), MAJORS[0])],
+    ids=[*(f"driver-runs-{m}" for m in MAJORS), "driver-unknown", "cuda-major-names-it"],
+)
+def test_gpu_session_installs_the_extra_the_driver_or_cuda_major_picks_probes_and_tests(
+    gpu_noxfile: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    cuda_major: str,
+    driver: tuple[int, ...],
+    major: int,
 ) -> None:
-    monkeypatch.delenv("CUDA_MAJOR", raising=False)
-    floor = _driver(MATRIX["majors"][str(major)]["min_driver_linux"])
-    monkeypatch.setattr(gpu_noxfile, "_driver_version", lambda: floor)
+    monkeypatch.setenv("CUDA_MAJOR", cuda_major)
+    monkeypatch.setattr(gpu_noxfile, "_nvidia_smi", lambda: (None, driver))
     session = RecordingSession()
     gpu_noxfile.tests_gpu(session)
-    package = gpu_noxfile.PACKAGE
-    assert session.calls[:2] == [
+    warned = [call for call in session.calls if call[0] == "warn"]
+    unknown = f"the driver's version is unknown: cuda{major}, the newest (CUDA_MAJOR=NN)"
+    assert warned == ([] if driver or cuda_major else [("warn", unknown)])
+    assert [call for call in session.calls if call[0] != "warn"] == [
         ("install", f".[cuda{major},pycuda]", "--group", "test"),
-        ("run", "python", "-m", f"{package}.doctor", "--probe"),
-    ]
-    assert session.calls[2:] == [
+        ("run", "python", "-m", f"{gpu_noxfile.PACKAGE}.doctor", "--probe"),
         ("run", "pytest", "-m", "not large"),
         ("run", "pytest", "-m", "large"),
     ]
-
-
-def test_gpu_session_runs_the_large_array_tests_in_a_process_of_their_own_without_jax_prealloc(
-    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
-    session = RecordingSession()
-    gpu_noxfile.tests_gpu(session)
-    runs = [call for call in session.calls if call[:2] == ("run", "pytest")]
-    assert [call[2:4] for call in runs] == [("-m", "not large"), ("-m", "large")]
-    for env in session.envs[-2:]:
-        assert env == {
-            "REQUIRE_GPU": "1",
-            "FORCE_CPU": "0",
-            "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
-        }
-    # A project without large tests selects none there (pytest's 5); the other run must test.
+    # The large-array tests in a process of their own, without JAX's preallocation; a project
+    # without any selects none there (pytest's 5), while the other run must test.
+    gpu_env = {"REQUIRE_GPU": "1", "FORCE_CPU": "0", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+    assert session.envs[-2:] == [gpu_env, gpu_env]
     assert session.success_codes[-2:] == [None, [0, 5]]
 
 
@@ -371,27 +360,6 @@ def test_pycuda_is_buildable_with_a_compiler_and_a_toolkit_that_has_cuda_h_and_c
     assert check() is None
 
 
-def test_gpu_session_takes_the_newest_major_when_the_driver_cannot_say(
-    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("CUDA_MAJOR", raising=False)
-    monkeypatch.setattr(gpu_noxfile, "_driver_version", tuple)
-    session = RecordingSession()
-    gpu_noxfile.tests_gpu(session)
-    assert session.calls[0][0] == "warn"
-    assert session.calls[1] == ("install", f".[cuda{MAJORS[-1]},pycuda]", "--group", "test")
-
-
-def test_gpu_session_takes_the_major_cuda_major_names(
-    gpu_noxfile: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[0]))
-    monkeypatch.setattr(gpu_noxfile, "_driver_version", lambda: (999,))
-    session = RecordingSession()
-    gpu_noxfile.tests_gpu(session)
-    assert session.calls[0] == ("install", f".[cuda{MAJORS[0]},pycuda]", "--group", "test")
-
-
 @pytest.mark.parametrize(
     ("cuda_major", "driver", "says"),
     [
@@ -408,7 +376,7 @@ def test_gpu_session_stops_with_the_reason_when_no_extra_fits(
     says: str,
 ) -> None:
     monkeypatch.setenv("CUDA_MAJOR", cuda_major)
-    monkeypatch.setattr(gpu_noxfile, "_driver_version", lambda: driver)
+    monkeypatch.setattr(gpu_noxfile, "_nvidia_smi", lambda: (None, driver))
     session = RecordingSession()
     with pytest.raises(SessionError, match=re.escape(says)):
         gpu_noxfile.tests_gpu(session)
@@ -609,7 +577,7 @@ def test_gpu_session_with_the_extension_stops_at_once_without_a_cpp_compiler(
 ) -> None:
     project = render({"gpu_libraries": ["cupy"], "extension": "cuda-cpp"}, name="gpu-session-ext")
     noxfile = load_noxfile(project, "extension_noxfile")
-    monkeypatch.setattr(noxfile, "_no_gpu_reason", lambda: None)
+    monkeypatch.setattr(noxfile, "_nvidia_smi", lambda: (None, ()))
     monkeypatch.setattr(noxfile, "_cxx", lambda: None)
     monkeypatch.setenv("CUDA_MAJOR", str(MAJORS[-1]))
     session = RecordingSession()

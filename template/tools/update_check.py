@@ -1,13 +1,10 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """What a ``copier update`` would do to your edits, found on a scratch clone before you run it.
 
-This script runs the same update (the same ``--data`` and ``--vcs-ref``) on a clone of your last
-commit, so your work tree is never touched, and lists what Copier would do without a word
-(docs/updating.md): delete a file you changed, leave a conflict, reset or drop an answer, or
-ignore a ``--data`` no question takes.
-
-Exit status: 0 when nothing of yours is touched, 1 when something is (each line says what to do),
-2 when the check cannot run. Run it with ``nox -s update_check -- --data key=value ...``.
+The same update (``--data``, ``--vcs-ref``) on a clone of your last commit lists what Copier does
+without a word (docs/updating.md): delete a file you changed, leave a conflict, reset or drop an
+answer, ignore a ``--data`` no question takes. Exit status 0: nothing of yours is touched; 1:
+something is (each line says what to do); 2: the check cannot run.
 """
 
 from __future__ import annotations
@@ -25,11 +22,9 @@ ANSWERS_FILE = ".copier-answers.yml"
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The options of ``copier update`` that change what it renders."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
-    parser.add_argument(
-        "-d", "--data", action="append", default=[], metavar="KEY=VALUE", help="as copier's"
-    )
-    parser.add_argument("--vcs-ref", help="as copier's (default: the newest template release)")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("-d", "--data", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--vcs-ref", help="default: the newest template release")
     args = parser.parse_args(argv)
     for pair in args.data:
         if "=" not in pair:
@@ -39,8 +34,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def git(*args: str, cwd: Path) -> str:
     """Run git in ``cwd`` and return what it printed."""
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return done.stdout
+    return subprocess.check_output(["git", *args], cwd=cwd, text=True)
 
 
 def read_answers(project: Path) -> dict[str, Any]:
