@@ -35,7 +35,7 @@ EXIT_NOT_WRITTEN = 74
 
 
 def render_text(report: Report) -> str:
-    """The report for a person: one line per fact, then the findings and the verdict."""
+    """The report for a person: a line per fact, the findings (one lists unreadable metadata)."""
     facts, driver = report.facts, report.facts.driver
     container = ", in a container" if facts.in_container else ""
     overrides = ", ".join(f"{name}={value}" for name, value in facts.environment.items())
@@ -59,7 +59,6 @@ def render_text(report: Report) -> str:
         for p in facts.packages
     )
     rows += [("Packages", ", ".join(packages) or "none"), ("Decision", str(facts.decision))]
-    rows += [("Unreadable", where) for where in facts.unreadable]
     lines = [*(f"{label:<11}  {value}" for label, value in rows), ""]
     for f in report.findings:
         lines += [
