@@ -45,11 +45,8 @@ def render_text(report: Report) -> str:
         ("Driver", f"none answered ({driver.error})"),
     ]
     if driver.present:
-        cuda = driver.cuda_version or "unknown"
-        rows[-1] = (
-            "Driver",
-            f"{driver.version or 'version unknown'}, supports CUDA {cuda} (via {driver.source})",
-        )
+        version, cuda = driver.version or "version unknown", driver.cuda_version or "unknown"
+        rows[-1] = ("Driver", f"{version}, supports CUDA {cuda} (via {driver.source})")
         rows += [
             ("GPU", f"{g.device}: {g.name}, compute {g.compute_capability}, {g.memory_mib} MiB")
             for g in driver.gpus
