@@ -1,8 +1,7 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """The doctor's part of the compiled CUDA extension: what it was built for, and its checks.
 
-Imported by the doctor package, in a project rendered with the compiled extension only; importing
-it adds its checks to the doctor's list.
+The doctor package imports it where the project has the extension; it adds its checks to CHECKS.
 """
 
 from __future__ import annotations
@@ -10,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gpu._project import CUDA_MAJOR
-from . import CHECKS, Finding
+from . import CHECKS, Finding, _capability, _named
 
 if TYPE_CHECKING:
-    from . import Facts, GPUInfo
+    from . import Facts
 
 __all__ = ["compiled_extension", "extension_no_kernel_image", "extension_not_loaded"]
 
@@ -31,12 +30,6 @@ def compiled_extension() -> tuple[tuple[int, ...], tuple[int, ...], str | None]:
         return cuda_cpp.compiled_architectures(), cuda_cpp.ptx_architectures(), None
     except Exception as exc:  # a broken .so raises ImportError, OSError, even SystemError
         return (), (), f"{type(exc).__name__}: {exc}"
-
-
-def _capability(gpu: GPUInfo) -> int | None:
-    """A GPU's compute capability as nvcc numbers it ("8.6" is 86); None when unreadable."""
-    major, _, minor = gpu.compute_capability.partition(".")
-    return int(major) * 10 + int(minor) if major.isdigit() and minor.isdigit() else None
 
 
 def _runs_on(capability: int, sass: tuple[int, ...], ptx: tuple[int, ...]) -> bool:
@@ -71,21 +64,15 @@ def extension_no_kernel_image(facts: Facts) -> Finding | None:
     sass, ptx = facts.compiled_architectures, facts.compiled_ptx
     if not (sass or ptx):
         return None
-    missing = [
-        gpu
-        for gpu in facts.driver.gpus
-        if (capability := _capability(gpu)) is not None and not _runs_on(capability, sass, ptx)
-    ]
-    if not missing:
+    # nvcc numbers a capability 86 for 8.6.
+    known = [(gpu, c[0] * 10 + c[1]) for gpu in facts.driver.gpus if (c := _capability(gpu))]
+    if not (missing := [gpu for gpu, cc in known if not _runs_on(cc, sass, ptx)]):
         return None
-    listed = ", ".join(
-        f"GPU {gpu.device} ({gpu.name}, compute {gpu.compute_capability})" for gpu in missing
-    )
     return Finding(
         "extension-no-kernel-image",
         "warning",
-        f"the compiled extension was built for compute capabilities {_shown(sass) or 'none'} (PTX: "
-        f"{_shown(ptx) or 'none'}); it cannot run on {listed}",
+        f"the compiled extension was built for compute capabilities {_shown(sass)} (PTX: "
+        f"{_shown(ptx)}); it cannot run on {_named(missing)}",
         "the compiled CUDA extension has machine code for some compute capabilities and PTX of "
         "some; on any other GPU kernels.cuda_cpp computes with CuPy instead (logged once)",
         "rebuild it for this GPU from a checkout: CUDAARCHS=native pip install . (with a "
@@ -95,7 +82,7 @@ def extension_no_kernel_image(facts: Facts) -> Finding | None:
 
 
 def _shown(architectures: tuple[int, ...]) -> str:
-    return ", ".join(f"{a // 10}.{a % 10}" for a in architectures)
+    return ", ".join(f"{a // 10}.{a % 10}" for a in architectures) or "none"
 
 
 CHECKS.extend((extension_not_loaded, extension_no_kernel_image))
