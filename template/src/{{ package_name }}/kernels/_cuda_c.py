@@ -8,7 +8,7 @@ and nvcc (PyCUDA's ``SourceModule``) need no include path, and the package works
 editable install or a zip.
 
 Every index in ``laplacian.cu`` is 64-bit, its sizes included (launch with int64 scalars): a
-32-bit one wraps past 2**31 elements, silently. ``kernels.grid_2d`` bounds the block counts.
+32-bit one wraps past 2**31 elements, silently. ``_grids.grid_2d`` bounds the block counts.
 """
 
 from __future__ import annotations

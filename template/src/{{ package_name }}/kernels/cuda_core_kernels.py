@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import BLOCK_2D, checks, grid_2d
+from . import checks
 from ._cuda_c import compile_once, kernel_name, laplacian_cpu, read_source
-from ._grids import checked_grid
+from ._grids import BLOCK_2D, checked_grid, grid_2d
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
