@@ -20,7 +20,7 @@ partial overlap (``out=buf[1:]`` with ``x=buf[:-1]``) would read elements anothe
 already overwritten, so it is refused, on the host and on the device alike.
 
 A call costs what its questions cost, so the cheap ones come first: NumPy's (or CuPy's) own
-arrays of one float dtype and an ``out`` that plainly fits build no string and walk no
+arrays of one float dtype (and a NumPy ``out`` that plainly fits) build no string and walk no
 ``sys.modules``; anything else, every refusal included, takes the full checks.
 """
 
@@ -318,32 +318,6 @@ def _host_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
     return True
 
 
-def _device_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
-    """``_host_out_fits`` for CuPy arrays: True when an ``out`` of the right shape and dtype fits.
-
-    Overlap is decided by address ranges, ``[data.ptr, data.ptr + nbytes)`` for C-contiguous
-    arrays (CuPy's own test misses arrays over one allocation, see ``_addresses``); a strided
-    input is left to the full checks, which let an exact alias through.
-    """
-    flags = out.flags
-    # CuPy's arrays have no read-only flag; a stand-in's that has one is honoured.
-    if not (flags.c_contiguous and getattr(flags, "writeable", True)):
-        return False
-    start = out.data.ptr
-    stop = start + out.nbytes
-    for a in reads:
-        if a is out:
-            if not alias_ok:
-                return False
-        elif not a.flags.c_contiguous:
-            return False
-        elif start != stop and a.nbytes:  # an array of no elements overlaps nothing
-            low = a.data.ptr
-            if low < stop and start < low + a.nbytes:
-                return False
-    return True
-
-
 def arrays(
     name: str,
     arrays: Mapping[str, Array[Any]],
@@ -399,11 +373,12 @@ def arrays(
         on_device = kind is not _NDARRAY
     if out_shape is not None:
         shape = out_shape
+    # A device `out` always takes the full checks: NumPy's overlap test over its interface.
     if out is not None and not (
-        type(out) is kind
+        type(out) is kind is _NDARRAY
         and out.shape == shape
         and out.dtype is dtype
-        and (_device_out_fits if on_device else _host_out_fits)(out, values, out_may_be_input)
+        and _host_out_fits(out, values, out_may_be_input)
     ):
         reads = dict(zip(arrays, values, strict=True))
         values = _output(name, out, reads, shape, dtype, on_device, accept, out_may_be_input)
