@@ -1,6 +1,5 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
-"""2-D grids, for the stencil example and the routes that launch ``laplacian.cu``: their launch
-sizes and the check of their arguments.
+"""2-D grids' launch sizes and checks, for the stencil example and ``laplacian.cu``'s routes.
 
 It ships with them (copier.yml leaves it out of a project that has neither), beside
 :func:`.checks.arrays`, which it calls. 2-D kernels use 16 x 16 blocks with ``x`` along the last
