@@ -3,15 +3,7 @@
 
 A public kernel function calls :func:`arrays` once and hands its :class:`Checked` answer to its
 CPU or GPU twin, which trust it and check nothing again (``Dispatched.on`` takes its device):
-
-.. code-block:: python
-
-    def my_kernel(
-        a: float, x: Array[ArrayT], y: Array[ArrayT], *, out: Array[ArrayT] | None = None
-    ) -> ArrayT:
-        checked = checks.arrays("my_kernel", {"x": x, "y": y}, out=out, out_may_be_input=True)
-        scale = checks.scalar("my_kernel", "a", a, checked.dtype)
-        return _my_kernel.on[checked.device](scale, *checked.arrays, out)
+each route's ``axpy`` is the pattern, and docs/extending.md writes a kernel of your own on it.
 
 Every route refuses the same arguments with the same errors, each naming the argument and the
 fix. The one overlap of ``out`` with an input allowed is exact aliasing in an elementwise kernel
