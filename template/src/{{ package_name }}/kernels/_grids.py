@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from .checks import Array, Checked
 
-__all__ = ["BLOCK_2D", "checked_grid", "grid_2d"]
+__all__ = ["BLOCK_2D", "checked_grid", "grid_2d", "host_only"]
 
 BLOCK_2D = (16, 16)
 # CUDA's limits on gridDim on every GPU. MAX_GRID_Y is read at each call, so a test can lower it
@@ -51,6 +51,11 @@ def grid_2d(shape: tuple[int, int], block: tuple[int, int] = BLOCK_2D) -> tuple[
             "split the grid into narrower column bands"
         )
     return -(-cols // bx), min(-(-rows // by), MAX_GRID_Y)
+
+
+def host_only(a: object) -> bool:
+    """The ``accept`` of a route that launches on no device array: every one is refused."""
+    return False
 
 
 def checked_grid(

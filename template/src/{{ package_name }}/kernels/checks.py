@@ -37,10 +37,8 @@ __all__ = [
     "Array",
     "ArrayT",
     "Checked",
-    "FloatT",
     "arrays",
     "float_dtype",
-    "host_only",
     "is_device_array",
     "scalar",
 ]
@@ -74,8 +72,6 @@ class Array(Protocol[_KindT_co]):
 # The result's array type: `def f(x: Array[ArrayT]) -> ArrayT` returns a NumPy array for one.
 # (A comment, not a docstring: numpydoc cannot document a TypeVar, so the API pages leave it out.)
 ArrayT = TypeVar("ArrayT", bound="Array[Any]")
-# A NumPy float type (float32, float64), for host-only code: `NDArray[FloatT]` in and out.
-FloatT = TypeVar("FloatT", bound="np.floating[Any]")
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # One global look-up each on the cheap path, where `np.ndarray` and FLOAT_DTYPES[0] take two.
@@ -130,11 +126,6 @@ def is_device_array(a: object) -> bool:
     return hasattr(type(a), "__cuda_array_interface__") or (
         hasattr(a, "gpudata") and hasattr(a, "shape")
     )
-
-
-def host_only(a: object) -> bool:
-    """The ``accept`` of a route that launches on no device array: every one is refused."""
-    return False
 
 
 def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
