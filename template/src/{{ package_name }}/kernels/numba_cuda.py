@@ -210,9 +210,10 @@ class _OnItsStream:
     """A CuPy array as a launch on its own stream takes it, with nothing to wait for.
 
     Its ``__cuda_array_interface__`` with ``stream`` None, which the interface (version 3)
-    defines as nothing to wait for. The waits skipped: numba-cuda-mlir's descriptor.py, ``_sync_cuda_array_interface_stream``;
-    numba-cuda's api.py, ``from_cuda_array_interface``. numba-cuda-mlir's launcher reads the
-    interface of such an object itself; numba-cuda makes its device array from it.
+    defines as nothing to wait for. The waits skipped: numba-cuda-mlir's descriptor.py,
+    ``_sync_cuda_array_interface_stream``; numba-cuda's api.py, ``from_cuda_array_interface``.
+    numba-cuda-mlir's launcher reads the interface of such an object itself; numba-cuda makes its
+    device array from it.
 
     The targets' own way, ``cuda.as_cuda_array(a, sync=False)``, builds a Numba device array per
     argument: on an H100 it made ``launch_axpy`` on 8 elements take 182 µs of host time, against
