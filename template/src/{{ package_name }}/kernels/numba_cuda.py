@@ -176,21 +176,25 @@ def launch(
 ) -> None:
     """``kernel[grid, block, stream](*args)``: no low-occupancy advice, no host sync per argument.
 
-    Both targets warn (NumbaPerformanceWarning) of a grid under 128 blocks (numba-cuda:
-    dispatcher.py, ``_LaunchConfiguration``; numba-cuda-mlir: descriptor.py, ``_configure_cached``).
-    Here the grid follows the data, so a small array is a small grid by design, and under
-    ``filterwarnings = error`` the advice would fail every small call. Not
+    Both targets warn (NumbaPerformanceWarning) when a kernel is configured with fewer than 128
+    blocks (numba-cuda: dispatcher.py, ``_LaunchConfiguration``; numba-cuda-mlir: descriptor.py,
+    ``_configure_cached``). Here the grid follows the data, so a small array is a small grid by
+    design, and under ``filterwarnings = error`` the advice would fail every small call. Not
     ``warnings.catch_warnings``: it swaps the process-wide filter list, which is not thread-safe
-    (threaded Dask workers). The targets' own switch, read at each configuration, silences exactly
-    this advice; it is process-wide too, so it is off only while a small grid is configured, under
-    a lock: a small launch of another thread in that instant misses the advice too, nothing else.
+    (threaded Dask workers). The targets' own switch, read at each configuration, silences
+    exactly this advice (numba-cuda's test base class sets it so). It is process-wide too, so it
+    is off only while a small grid is configured, under a lock, then put back: a small launch of
+    another thread in that instant misses the advice too, nothing else does.
 
     Both targets make the host wait, per argument, for the stream a CuPy array names in its
-    ``__cuda_array_interface__``: CuPy's *current* stream, not the one that wrote the array. A
-    launch on that stream runs after everything queued on it, so the wait adds nothing and is
-    skipped (:class:`_OnItsStream`); work on other streams is the caller's to order, as for any
-    CuPy operation, and a launch on another stream keeps the wait. With :func:`cupy_stream` as
-    ``stream``, nothing here waits for the GPU.
+    ``__cuda_array_interface__`` (numba-cuda-mlir: descriptor.py,
+    ``_sync_cuda_array_interface_stream``; numba-cuda: api.py, ``from_cuda_array_interface``).
+    CuPy names its *current* stream there, not the one that wrote the array. A launch on that
+    stream runs after everything queued on it, so the wait adds nothing: such arrays go in with
+    their interface's ``stream`` set to None, which the interface defines as nothing to wait for
+    (see :class:`_OnItsStream`); work on other streams is the caller's to order, as for any CuPy
+    operation. A launch on another stream keeps the wait. With
+    :func:`cupy_stream` as ``stream``, nothing here waits for the GPU.
     """
     blocks = grid if isinstance(grid, int) else math.prod(grid)  # a 2-D grid: any sequence
     if blocks >= _LOW_OCCUPANCY_BLOCKS or _CONFIG is None:
@@ -210,14 +214,11 @@ class _OnItsStream:
     """A CuPy array as a launch on its own stream takes it, with nothing to wait for.
 
     Its ``__cuda_array_interface__`` with ``stream`` None, which the interface (version 3)
-    defines as nothing to wait for. The waits skipped: numba-cuda-mlir's descriptor.py,
-    ``_sync_cuda_array_interface_stream``; numba-cuda's api.py, ``from_cuda_array_interface``.
-    numba-cuda-mlir's launcher reads the interface of such an object itself; numba-cuda makes its
-    device array from it.
-
-    The targets' own way, ``cuda.as_cuda_array(a, sync=False)``, builds a Numba device array per
-    argument: on an H100 it made ``launch_axpy`` on 8 elements take 182 µs of host time, against
-    27 µs with this (numba-cuda-mlir 0.6, one run side by side).
+    defines as no synchronization needed. numba-cuda-mlir's launcher reads the interface of such
+    an object itself; numba-cuda makes its device array from it. ``cuda.as_cuda_array(a,
+    sync=False)``, the targets' own way, builds a Numba device array per argument first: on an
+    H100 it made ``launch_axpy`` on 8 elements take 182 µs of host time, against 27 µs with this
+    (numba-cuda-mlir 0.6, one run side by side).
     """
 
     __slots__ = ("__cuda_array_interface__", "array")
