@@ -8,7 +8,7 @@ and nvcc (PyCUDA's ``SourceModule``) need no include path, and the package works
 editable install or a zip.
 
 Every index in ``laplacian.cu`` is 64-bit, its sizes included (launch with int64 scalars): a
-32-bit one wraps past 2**31 elements, silently. ``kernels.grid_2d`` bounds the block counts.
+32-bit one wraps past 2**31 elements, silently. ``_grids.grid_2d`` bounds the block counts.
 """
 
 from __future__ import annotations
@@ -21,20 +21,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from . import checks
-from ._grids import checked_grid
+from ._grids import checked_grid, host_only
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from numpy.typing import NDArray
 
-    from .checks import FloatT
-
 __all__ = [
     "HEADERS",
     "KERNELS",
     "SOURCE_FILE",
+    "FloatT",
     "compile_once",
     "kernel_name",
     "laplacian_cpu",
@@ -42,6 +40,8 @@ __all__ = [
     "read_source",
 ]
 
+# A NumPy float type (float32, float64), for the host-only routes: `NDArray[FloatT]` in and out.
+FloatT = TypeVar("FloatT", bound="np.floating[Any]")
 SOURCE_FILE = "laplacian.cu"
 HEADERS = ("grid_helpers.cuh",)
 KERNELS = {np.dtype(np.float32): "laplacian_5pt_f32", np.dtype(np.float64): "laplacian_5pt_f64"}
@@ -137,6 +137,6 @@ def laplacian_cpu(u: NDArray[FloatT], *, out: NDArray[FloatT] | None = None) -> 
     numpy.ndarray
         ``out``, or a new array.
     """
-    checked = checked_grid("laplacian", u, out, accept=checks.host_only, takes="host arrays only")
+    checked = checked_grid("laplacian", u, out, accept=host_only, takes="host arrays only")
     result: NDArray[FloatT] = laplacian_numpy(checked.arrays[0], out)
     return result

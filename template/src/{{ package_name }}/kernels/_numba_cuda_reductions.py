@@ -4,6 +4,10 @@
 It compiles with :mod:`.numba_cuda`'s target when it is imported, so only GPU paths and
 simulator tests import it. No warp shuffles: the simulator does not implement them, and a
 shared-memory tree is as fast for a reduction bound by memory bandwidth.
+
+The launch is a *grid-stride loop* over a capped grid (a few blocks per multiprocessor): each
+thread sums many elements in a register, so there is one shared-memory tree and one atomic per
+block instead of one per element.
 """
 
 from __future__ import annotations
@@ -12,16 +16,31 @@ from typing import Any
 
 import numpy as np
 
-from . import THREADS_PER_BLOCK, check_threads_per_block, disk_cache, reduction_blocks
-from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch, sm_count
+from . import THREADS_PER_BLOCK, blocks_for, check_threads_per_block, disk_cache
+from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.
-__all__ = ["cupy_stream", "launch_sum_of_squares"]
+__all__ = ["cupy_stream", "launch_sum_of_squares", "reduction_blocks", "sm_count"]
 
 # Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
 # cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
 # Not functools.cache: threads that miss together would each get a dispatcher of their own, and
 # each compiles at its first launch. Building one is cheap: all of them get the first one kept.
+# Enough resident blocks to keep every multiprocessor busy while others wait on memory; more only
+# adds atomics.
+REDUCTION_BLOCKS_PER_SM = 4
+
+
+def sm_count() -> int:
+    """Multiprocessors on the current device (the simulator reports its own small number)."""
+    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1))
+
+
+def reduction_blocks(n: int, sms: int, threads: int = THREADS_PER_BLOCK) -> int:
+    """Blocks for a grid-stride reduction: one per ``threads`` elements, capped at a few per SM."""
+    return min(blocks_for(n, threads), REDUCTION_BLOCKS_PER_SM * max(sms, 1))
+
+
 _SUM_OF_SQUARES: dict[tuple[int, np.dtype[Any]], Any] = {}
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from . import BLOCK_2D, disk_cache, grid_2d
+from . import disk_cache
+from ._grids import BLOCK_2D, grid_2d
 from ._numba_shared import stencil_point_source
 from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 

@@ -3,15 +3,7 @@
 
 A public kernel function calls :func:`arrays` once and hands its :class:`Checked` answer to its
 CPU or GPU twin, which trust it and check nothing again (``Dispatched.on`` takes its device):
-
-.. code-block:: python
-
-    def my_kernel(
-        a: float, x: Array[ArrayT], y: Array[ArrayT], *, out: Array[ArrayT] | None = None
-    ) -> ArrayT:
-        checked = checks.arrays("my_kernel", {"x": x, "y": y}, out=out, out_may_be_input=True)
-        scale = checks.scalar("my_kernel", "a", a, checked.dtype)
-        return _my_kernel.on[checked.device](scale, *checked.arrays, out)
+each route's ``axpy`` is the pattern, and docs/extending.md writes a kernel of your own on it.
 
 Every route refuses the same arguments with the same errors, each naming the argument and the
 fix. The one overlap of ``out`` with an input allowed is exact aliasing in an elementwise kernel
@@ -20,7 +12,7 @@ partial overlap (``out=buf[1:]`` with ``x=buf[:-1]``) would read elements anothe
 already overwritten, so it is refused, on the host and on the device alike.
 
 A call costs what its questions cost, so the cheap ones come first: NumPy's (or CuPy's) own
-arrays of one float dtype and an ``out`` that plainly fits build no string and walk no
+arrays of one float dtype (and a NumPy ``out`` that plainly fits) build no string and walk no
 ``sys.modules``; anything else, every refusal included, takes the full checks.
 """
 
@@ -45,10 +37,8 @@ __all__ = [
     "Array",
     "ArrayT",
     "Checked",
-    "FloatT",
     "arrays",
     "float_dtype",
-    "host_only",
     "is_device_array",
     "scalar",
 ]
@@ -82,8 +72,6 @@ class Array(Protocol[_KindT_co]):
 # The result's array type: `def f(x: Array[ArrayT]) -> ArrayT` returns a NumPy array for one.
 # (A comment, not a docstring: numpydoc cannot document a TypeVar, so the API pages leave it out.)
 ArrayT = TypeVar("ArrayT", bound="Array[Any]")
-# A NumPy float type (float32, float64), for host-only code: `NDArray[FloatT]` in and out.
-FloatT = TypeVar("FloatT", bound="np.floating[Any]")
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # One global look-up each on the cheap path, where `np.ndarray` and FLOAT_DTYPES[0] take two.
@@ -138,11 +126,6 @@ def is_device_array(a: object) -> bool:
     return hasattr(type(a), "__cuda_array_interface__") or (
         hasattr(a, "gpudata") and hasattr(a, "shape")
     )
-
-
-def host_only(a: object) -> bool:
-    """The ``accept`` of a route that launches on no device array: every one is refused."""
-    return False
 
 
 def float_dtype(name: str, *arrays: Array[Any]) -> np.dtype[Any]:
@@ -318,32 +301,6 @@ def _host_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
     return True
 
 
-def _device_out_fits(out: Any, reads: Sequence[Any], alias_ok: bool) -> bool:
-    """``_host_out_fits`` for CuPy arrays: True when an ``out`` of the right shape and dtype fits.
-
-    Overlap is decided by address ranges, ``[data.ptr, data.ptr + nbytes)`` for C-contiguous
-    arrays (CuPy's own test misses arrays over one allocation, see ``_addresses``); a strided
-    input is left to the full checks, which let an exact alias through.
-    """
-    flags = out.flags
-    # CuPy's arrays have no read-only flag; a stand-in's that has one is honoured.
-    if not (flags.c_contiguous and getattr(flags, "writeable", True)):
-        return False
-    start = out.data.ptr
-    stop = start + out.nbytes
-    for a in reads:
-        if a is out:
-            if not alias_ok:
-                return False
-        elif not a.flags.c_contiguous:
-            return False
-        elif start != stop and a.nbytes:  # an array of no elements overlaps nothing
-            low = a.data.ptr
-            if low < stop and start < low + a.nbytes:
-                return False
-    return True
-
-
 def arrays(
     name: str,
     arrays: Mapping[str, Array[Any]],
@@ -399,11 +356,12 @@ def arrays(
         on_device = kind is not _NDARRAY
     if out_shape is not None:
         shape = out_shape
+    # A device `out` always takes the full checks: NumPy's overlap test over its interface.
     if out is not None and not (
-        type(out) is kind
+        type(out) is kind is _NDARRAY
         and out.shape == shape
         and out.dtype is dtype
-        and (_device_out_fits if on_device else _host_out_fits)(out, values, out_may_be_input)
+        and _host_out_fits(out, values, out_may_be_input)
     ):
         reads = dict(zip(arrays, values, strict=True))
         values = _output(name, out, reads, shape, dtype, on_device, accept, out_may_be_input)

@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import BLOCK_2D, checks, grid_2d
 from ._cuda_c import compile_once, kernel_name, laplacian_cpu, read_source
-from ._grids import checked_grid
+from ._grids import BLOCK_2D, checked_grid, grid_2d, host_only
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from .checks import FloatT
+    from ._cuda_c import FloatT
 
 __all__ = ["describe_device", "laplacian_cuda_core", "laplacian_host"]
 
@@ -84,7 +83,7 @@ def laplacian_cuda_core(u: NDArray[FloatT], *, device: int | None = None) -> NDA
         A new host array.
     """
     checked = checked_grid(
-        "laplacian_cuda_core", u, None, accept=checks.host_only, takes="host arrays only"
+        "laplacian_cuda_core", u, None, accept=host_only, takes="host arrays only"
     )
     dtype = checked.dtype
     u = np.ascontiguousarray(checked.arrays[0])

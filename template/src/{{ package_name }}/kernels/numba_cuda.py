@@ -43,7 +43,6 @@ __all__ = [
     "launch_unavailable",
     "ptx_unavailable",
     "simulator_enabled",
-    "sm_count",
 ]
 
 
@@ -103,11 +102,6 @@ _CONFIG: Any = getattr(cuda, "config", None)
 _LOW_OCCUPANCY_BLOCKS = 128  # both targets advise against a grid of fewer blocks (see launch)
 # One lock for the two process-wide states below: the streams kept and the advice's switch.
 _LOCK = threading.Lock()
-
-
-def sm_count() -> int:
-    """Multiprocessors on the current device (the simulator reports its own small number)."""
-    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1))
 
 
 def cupy_stream() -> Any:

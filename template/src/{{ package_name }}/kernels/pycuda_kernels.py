@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import BLOCK_2D, grid_2d
 from ._cuda_c import compile_once, kernel_name, laplacian_numpy, read_source
-from ._grids import checked_grid
+from ._grids import BLOCK_2D, checked_grid, grid_2d
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
