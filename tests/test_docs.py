@@ -11,7 +11,16 @@ from typing import Any
 
 import generate_docs
 import pytest
-from conftest import ALL_LIBRARIES, MAJORS, REPO_ROOT, Built, Render, build_and_install, run
+from conftest import (
+    ALL_LIBRARIES,
+    ALL_OPTIONS,
+    MAJORS,
+    REPO_ROOT,
+    Built,
+    Render,
+    build_and_install,
+    run,
+)
 from packaging.requirements import Requirement
 from packaging.version import Version
 from template_data import load_computed, python_floors, python_support, questions
@@ -46,6 +55,7 @@ def test_troubleshooting_covers_each_error_the_doctor_issue_names() -> None:
         "NVVM, NVRTC or libdevice not found",
         "fork",
         "Out of memory",
+        "cudaErrorUnknown",  # 999, as after a laptop's suspend
     ):
         assert error in page
 
@@ -74,9 +84,34 @@ DOCTOR_CHECKS = (DOCTOR / "__init__.py.jinja", DOCTOR / "_extension.py")
 
 
 def _documented_codes() -> set[str]:
-    page = (REPO_ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
-    # The first column of the findings table: the doctor's own finding carries its fix.
-    return set(re.findall(r"^\| `([a-z]+(?:-[a-z]+)+)` \|", page, flags=re.MULTILINE))
+    # The first column of the findings tables: the doctor's own finding carries its fix. The
+    # compiled extension's findings are on its own page, which only renders with it have.
+    pages = (
+        REPO_ROOT / "docs" / "troubleshooting.md",
+        REPO_ROOT / "template" / "docs" / "compiled-extension.md.jinja",
+    )
+    text = "".join(page.read_text("utf-8") for page in pages)
+    return set(re.findall(r"^\| `([a-z]+(?:-[a-z]+)+)` \|", text, flags=re.MULTILINE))
+
+
+def test_only_a_render_with_the_extension_documents_its_findings(render: Render) -> None:
+    codes = ("extension-not-loaded", "extension-no-kernel-image")
+    plain = render({}, name="docs-no-extension")
+    pages = "".join(page.read_text("utf-8") for page in (plain / "docs").glob("*.md"))
+    assert [code for code in codes if code in pages] == []
+    with_it = render({"extension": "cuda-cpp"}, name="docs-extension")
+    page = (with_it / "docs" / "compiled-extension.md").read_text("utf-8")
+    assert [code for code in codes if f"| `{code}` |" not in page] == []
+
+
+def test_rendered_pages_lead_into_no_private_module(render: Render) -> None:
+    # A name under a module starting with `_` (`gpu._multiprocessing.fork_hazard`) may change in
+    # any update: a page names the public way in.
+    project = render({**ALL_OPTIONS, "extension": "cuda-cpp"}, name="docs-all-options")
+    private = re.compile(r"\b(?:gpu|kernels|doctor|scale)\._\w+\.\w+")
+    pages = [project / "README.md", *sorted((project / "docs").glob("*.md"))]
+    found = {page.name: private.findall(page.read_text("utf-8")) for page in pages}
+    assert {name: names for name, names in found.items() if names} == {}
 
 
 def test_troubleshooting_names_only_findings_the_doctor_has() -> None:
