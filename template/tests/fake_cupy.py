@@ -133,7 +133,7 @@ def _on_device(value: Any, device: Any) -> Any:
     """NumPy's results as fake arrays on ``device`` (NumPy scalars as 0-d arrays, as in CuPy);
     a NumPy method as one whose results are."""
     if isinstance(value, (np.ndarray, np.generic)):
-        return FakeDeviceArray(np.asarray(value), device)
+        return device._arrays(np.asarray(value), device)
     if isinstance(value, tuple):
         return tuple(_on_device(item, device) for item in value)
     if callable(value) and not isinstance(value, type):
@@ -176,6 +176,8 @@ def make_fake_cupy(
 
     class Device:
         """``cupy.cuda.Device``: a device id, and a block in which that device is current."""
+
+        _arrays = FakeDeviceArray  # its arrays' class (the template's own suite extends both)
 
         def __init__(self, device: int | None = None) -> None:
             self.id = current.device if device is None else int(device)
