@@ -1,0 +1,58 @@
+"""`nox -s template_update`, the session of the template_updates answer (GitLab's schedule too)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import nox
+
+import noxfile
+
+# Lines Copier writes around a change it could not merge (`--conflict inline`).
+CONFLICT_MARKER = r"^(<<<<<<<|>>>>>>>)( |$)"
+
+
+@nox.session(python=False, default=False)
+def template_update(session: nox.Session) -> None:
+    """Bring the template's newest release in on a branch; stop, naming them, on conflicts."""
+    # What happened, as JSON, for the template-update CI job; by hand, the branch is yours to push.
+    report = Path(os.environ.get("TEMPLATE_UPDATE_REPORT", os.devnull))
+    if _git(session, "status", "--porcelain"):
+        session.error("commit or stash your changes first: an update needs a clean tree")
+    copier = ("uvx", f"copier@{noxfile.COPIER}")
+    check = json.loads(_output(session, *copier, "check-update", "--output-format", "json"))
+    if not check["update_available"]:
+        report.write_text(json.dumps({"status": "current", **check}), encoding="utf-8")
+        session.log(f"Up to date: the template's newest release is {check['current_version']}")
+        return
+    branch = f"template-update/v{check['latest_version']}"
+    _git(session, "switch", "--create", branch)
+    session.run(*copier, "update", "--defaults", "--conflict", "inline", external=True)
+    _git(session, "add", "--all")
+    conflicts = _git(session, "diff", "--cached", "--name-only", "-G", CONFLICT_MARKER).split()
+    status = "conflicts" if conflicts else "updated"
+    outcome = {"status": status, "branch": branch, "conflicts": conflicts, **check}
+    report.write_text(json.dumps(outcome), encoding="utf-8")
+    if conflicts:
+        session.error(
+            f"the update conflicts with your edits in {', '.join(conflicts)}: resolve the "
+            f"marked lines on {branch}, then commit (docs/updating.md)"
+        )
+    old, new = check["current_version"], check["latest_version"]
+    _git(session, "commit", "--quiet", "--message", f"Update from cuda-template {old} to {new}")
+    session.log(f"Committed on {branch}: push it and open a pull request")
+
+
+def _output(session: nox.Session, *command: str) -> str:
+    """A command's standard output; its error output is shown only when it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        session.error(f"`{' '.join(command)}` failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def _git(session: nox.Session, *args: str) -> str:
+    return _output(session, "git", *args)
