@@ -1,7 +1,7 @@
 """The answers a new project starts without, each a slice of files that `--data` adds or drops:
-benchmarks (the harness, `nox -s bench`), deep_checks (the tests past element 2**31, the PTX and NVRTC compile
-checks and their helpers), multi_gpu (gpu/multi.py and gpu.mp_context) and template_updates
-(the weekly workflow, `nox -s template_update`).
+benchmarks (the harness, `nox -s bench`), deep_checks (the tests past element 2**31, the PTX and
+NVRTC compile checks and their helpers), multi_gpu (gpu/multi.py and gpu.mp_context) and
+template_updates (the weekly workflow, `nox -s template_update`).
 
 Rendering only. The slices' files run in the build suite (test_kernels.py, test_build.py,
 test_sessions.py, test_guide.py, test_cupy_compile.py, test_template_update.py, the owned
