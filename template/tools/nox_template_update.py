@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import nox
-
 import noxfile
 
 # Lines Copier writes around a change it could not merge (`--conflict inline`).
