@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import nox
@@ -22,7 +21,9 @@ def template_update(session: nox.Session) -> None:
     if _git(session, "status", "--porcelain"):
         session.error("commit or stash your changes first: an update needs a clean tree")
     copier = ("uvx", f"copier@{noxfile.COPIER}")
-    check = json.loads(_output(session, *copier, "check-update", "--output-format", "json"))
+    ask = (*copier, "check-update", "--output-format", "json")
+    # Its warnings go to the terminal: only the JSON on stdout is read.
+    check = json.loads(session.run(*ask, silent=True, stderr=None) or "{}")
     if not check["update_available"]:
         report.write_text(json.dumps({"status": "current", **check}), encoding="utf-8")
         session.log(f"Up to date: the template's newest release is {check['current_version']}")
@@ -45,13 +46,5 @@ def template_update(session: nox.Session) -> None:
     session.log(f"Committed on {branch}: push it and open a pull request")
 
 
-def _output(session: nox.Session, *command: str) -> str:
-    """A command's standard output; its error output is shown only when it fails."""
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        session.error(f"`{' '.join(command)}` failed: {done.stderr.strip()}")
-    return done.stdout
-
-
 def _git(session: nox.Session, *args: str) -> str:
-    return _output(session, "git", *args)
+    return session.run("git", *args, silent=True, external=True) or ""
