@@ -1,3 +1,4 @@
+# Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """`nox -s template_update`, the session of the template_updates answer (GitLab's schedule too)."""
 
 from __future__ import annotations
