@@ -1,7 +1,7 @@
 """The answers a new project starts without, each a slice of files that `--data` adds or drops:
-benchmarks (the harness), deep_checks (the tests past element 2**31, the PTX and NVRTC compile
-checks and their helpers), multi_gpu (gpu/multi.py and gpu.mp_context) and template_updates
-(the weekly workflow).
+benchmarks (the harness, `nox -s bench`), deep_checks (the tests past element 2**31, the PTX and
+NVRTC compile checks and their helpers), multi_gpu (gpu/multi.py and gpu.mp_context) and
+template_updates (the weekly workflow, `nox -s template_update`).
 
 Rendering only. The slices' files run in the build suite (test_kernels.py, test_build.py,
 test_sessions.py, test_guide.py, test_cupy_compile.py, test_template_update.py, the owned
@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import ALL_OPTIONS, WORKING_TREE_TAG, Render, committed, pyproject, update_project
-from test_ci_files import rendered_noxfile
 from test_sessions import RecordingSession, load_noxfile
 
 # Each slice as globs that find its files wherever they are, and what a default render (CuPy and
@@ -26,12 +25,13 @@ from test_sessions import RecordingSession, load_noxfile
 SLICES: dict[str, tuple[list[str], list[str]]] = {
     # The scripts, and the table of GPUs' peak bandwidth that only benchmarks/kernels.py reads.
     "benchmarks": (
-        ["benchmarks/*", "src/*/gpu/_devices.py"],
+        ["benchmarks/*", "src/*/gpu/_devices.py", "tools/nox_bench.py"],
         [
             "benchmarks/README.md",
             "benchmarks/import_cost.py",
             "benchmarks/kernels.py",
             "src/my_gpu_project/gpu/_devices.py",
+            "tools/nox_bench.py",
         ],
     ),
     "deep_checks": (
@@ -55,8 +55,8 @@ SLICES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "template_updates": (
-        [".github/workflows/template-update.yml"],
-        [".github/workflows/template-update.yml"],
+        [".github/workflows/template-update.yml", "tools/nox_template_update.py"],
+        [".github/workflows/template-update.yml", "tools/nox_template_update.py"],
     ),
 }
 # A module of the render that reaches a slice would fail to import without it.
@@ -149,28 +149,18 @@ def test_answers_given_on_a_copy_leave_the_benchmarks_off(render: Render) -> Non
     assert answers(project)["benchmarks"] is False
 
 
-class Skipped(Exception):
-    """nox's ``session.skip``."""
-
-
-class Session:
-    """Stands in for nox's session: without benchmarks/, ``bench`` installs and runs nothing."""
-
-    def __init__(self) -> None:
-        self.posargs: list[str] = []
-
-    def skip(self, reason: str) -> None:
-        raise Skipped(reason)
-
-
-def test_bench_session_without_benchmarks_skips_naming_the_answer(
-    render: Render, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("option", "session"), [("benchmarks", "bench"), ("template_updates", "template_update")]
+)
+def test_without_the_answer_its_session_is_absent_and_the_readme_names_the_answer(
+    render: Render, option: str, session: str
 ) -> None:
-    project = render({}, name="benchmarks-session")
-    noxfile = rendered_noxfile(project)
-    monkeypatch.chdir(project)
-    with pytest.raises(Skipped, match=r"`copier update --data benchmarks=true` adds it"):
-        noxfile.bench(Session())
+    project = render({}, name=f"{option}-default")
+    noxfile = load_noxfile(project, f"{option}_noxfile")
+    assert not hasattr(noxfile, session)
+    assert hasattr(noxfile, "update_check")
+    readme = (project / "README.md").read_text("utf-8")
+    assert f"{option}=true` (`{session}`)" in readme
 
 
 def test_the_gpu_bandwidth_table_comes_only_with_the_benchmark_that_reads_it(
@@ -222,17 +212,11 @@ def test_gpu_offers_the_helpers_under_their_release_names_exactly_with_the_answe
 # --- template_updates ----------------------------------------------------------------------------
 
 
-def test_without_the_workflow_a_project_keeps_both_update_sessions(render: Render) -> None:
-    project = render({}, name="template_updates-default")
-    noxfile = (project / "noxfile.py").read_text("utf-8")
-    for session in ("template_update", "update_check"):
-        assert f"def {session}(session" in noxfile
-    assert (project / "tools" / "update_check.py").is_file()
-
-
 def test_the_template_updates_question_is_not_asked_without_github_actions(
     render: Render,
 ) -> None:
     project = render({"ci": "gitlab"}, name="template-updates-gitlab")
     assert "template_updates" not in answers(project)
     assert not (project / ".github").exists()
+    # Its scheduled job runs the session, which stays.
+    assert hasattr(load_noxfile(project, "gitlab_noxfile"), "template_update")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import WORKING_TREE_TAG, committed_render, git, snapshot_working_tree, tool
+from conftest import WORKING_TREE_TAG, committed, copy_template, git, snapshot_working_tree, tool
 
 pytestmark = pytest.mark.slow
 
@@ -23,8 +23,12 @@ TITLE = "# {{ project_name_md }}\n"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A default render of v0.0.0, committed as a user's first commit."""
-    return committed_render(snapshot_working_tree(tmp_path / "template"), WORKING_TREE_TAG)
+    """A render of v0.0.0 with the session's answer, committed as a user's first commit."""
+    template = snapshot_working_tree(tmp_path / "template")
+    project = copy_template(
+        template, tmp_path / "project", {"template_updates": True}, WORKING_TREE_TAG
+    )
+    return committed(project, f"render {WORKING_TREE_TAG}")
 
 
 def release(project: Path, version: str, title: str) -> None:
