@@ -1,10 +1,9 @@
 # Maintained by cuda-template (copier update). Add your code in new files: see docs/extending.md.
 """No tracked file holds a conflict that ``copier update`` (or a merge) left unresolved.
 
-Copier writes a conflict into the file itself and exits 0: a TOML, YAML or Markdown file may
-still parse and ship the wrong half. The pre-commit hook ``check-merge-conflict`` refuses such a
-commit where it is installed; CI runs no hooks, so this test is its check. docs/updating.md says
-how to resolve them.
+Copier writes conflicts into the files and exits 0: a TOML, YAML or Markdown file may still parse
+and ship the wrong half. CI runs no pre-commit hooks: this test, not ``check-merge-conflict``, is
+its check.
 """
 
 from __future__ import annotations
