@@ -100,7 +100,9 @@ def test_conflict_marker_test_fails_on_a_committed_conflict(updated: Path) -> No
     test = updated / "tests" / "test_no_conflict_markers.py"
     readme = updated / "README.md"
     original = readme.read_text("utf-8")
-    readme.write_text(original + "<<<<<<< before updating\nmine\n=======\n", "utf-8")
+    # Eight of them, or seven not at a line's start, are no marker.
+    lines = ">>>>>>>>\nx = '<<<<<<<'\n<<<<<<< before updating\nmine\n=======\n"
+    readme.write_text(original + lines, "utf-8")
     try:
         proc = subprocess.run(
             [
@@ -121,4 +123,7 @@ def test_conflict_marker_test_fails_on_a_committed_conflict(updated: Path) -> No
     finally:
         readme.write_text(original, "utf-8")
     assert proc.returncode == 1, proc.stdout
-    assert "'README.md': [" in proc.stdout
+    marked = original.count("\n") + 3
+    assert f"README.md:{marked}:<<<<<<< before updating" in proc.stdout
+    assert f"README.md:{marked - 1}:" not in proc.stdout
+    assert f"README.md:{marked - 2}:" not in proc.stdout

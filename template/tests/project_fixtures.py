@@ -2,14 +2,7 @@
 
 ``copier copy`` wrote it once; from now on it is yours, and ``copier update`` never touches it
 (tests/conftest.py belongs to the template, which rewrites it). A fixture here is used like one
-in conftest.py, by naming it as an argument::
-
-    @pytest.fixture
-    def prices() -> np.ndarray:
-        return np.random.default_rng(0).lognormal(size=1000)
-
-
-    def test_price_is_positive(prices: np.ndarray) -> None: ...
+in conftest.py, by naming it as an argument.
 """
 
 from __future__ import annotations
