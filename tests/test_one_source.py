@@ -149,8 +149,8 @@ def test_mypy_overrides_cover_every_module_of_the_matrix(render: Render) -> None
     overridden = {m for o in config["tool"]["mypy"]["overrides"] for m in o["module"]}
     for library in MATRIX["libraries"].values():
         for module in library["modules"]:
-            top = module.split(".")[0]
-            assert {top, f"{top}.*"} <= overridden, module
+            # mypy's `name.*` matches the module `name` itself and every submodule.
+            assert f"{module.split('.')[0]}.*" in overridden, module
 
 
 def test_cuda_cores_nvml_floors_are_written_in_the_matrix_alone() -> None:
