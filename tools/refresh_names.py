@@ -261,17 +261,52 @@ def collect(workdir: Path) -> tuple[dict[str, set[str]], set[str], dict[str, str
     return imports, {dist for dist, _ in pins}, own
 
 
+def flow_list(lead: str, items: Iterable[str], indent: str = "    ") -> str:
+    """``lead`` and the items as one YAML flow list, filled line by line to at most 100 columns."""
+    # An item YAML would read as another type ('yes', 'null') is quoted, as safe_dump quotes it.
+    words = [yaml.safe_dump(item).splitlines()[0] for item in items]
+    lines = [f"{lead}["]
+    for number, word in enumerate(words, 1):
+        word += "]" if number == len(words) else ","
+        if lines[-1].endswith("["):
+            lines[-1] += word
+        elif len(lines[-1]) + 1 + len(word) > 100:
+            lines.append(indent + word)
+        else:
+            lines[-1] += " " + word
+    return "\n".join(lines) + ("\n" if words else "]\n")
+
+
 def write(imports: dict[str, set[str]], dists: set[str], own: dict[str, str]) -> str:
-    values = [
+    # A distribution whose import name is its own (numpy: numpy) is listed once, not as a pair.
+    self_named = {dist for dist in dists if imports.get(dist.replace("-", "_")) == {dist}}
+    shadowed = {
+        name: _providers(imports[name])
+        for name in sorted(imports)
+        if name.replace("_", "-") not in self_named
+    }
+    text = HEADER
+    lists = [
         (
-            "shadowed_dependencies",
-            "Import name -> the distributions that install it.",
-            {name: _providers(imports[name]) for name in sorted(imports)},
+            "self_named_dependencies",
+            "Every distribution installed (PEP 503-normalised) that alone installs its own name,\n"
+            "# '-' read as '_': numpy installs numpy.",
+            sorted(self_named),
         ),
         (
-            "dependency_distributions",
-            "Every distribution installed, PEP 503-normalised.",
-            sorted(dists),
+            "other_dependencies",
+            "Every other distribution installed: what it installs, if anything, is below.",
+            sorted(dists - self_named),
+        ),
+    ]
+    for key, comment, items in lists:
+        text += f"# {comment}\n{key}:\n  type: yaml\n  when: false\n"
+        text += flow_list("  default: ", items)
+    maps = [
+        (
+            "shadowed_dependencies",
+            "Every other import name -> the distributions that install it.",
+            shadowed,
         ),
         (
             "project_own_names",
@@ -279,8 +314,7 @@ def write(imports: dict[str, set[str]], dists: set[str], own: dict[str, str]) ->
             dict(sorted(own.items())),
         ),
     ]
-    text = HEADER
-    for key, comment, default in values:
+    for key, comment, default in maps:
         value = {key: {"type": "yaml", "when": False, "default": default}}
         text += f"# {comment}\n"
         text += yaml.safe_dump(value, sort_keys=False, width=100, allow_unicode=True)
