@@ -29,7 +29,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-from refresh_names import own_names, write
+from refresh_names import own_names, owned_test_names, write
 from template_data import copier_documents, load_computed, own_prefixes, python_support
 
 # Build requirements run in an isolated build environment, never beside the package.
@@ -321,6 +321,12 @@ def test_stdlib_entry_of_each_installed_python_is_its_stdlib_module_names(versio
 
 def test_keyword_list_is_pythons() -> None:
     assert sorted(load_computed("python_keywords")) == sorted(keyword.kwlist)
+
+
+def test_refresh_names_refuses_the_render_file_an_owned_helper_keeps_as_its_seed() -> None:
+    # tests/conftest.py keeps the render's tests/fake_cupy.py beside the owned one: fake_cupy_seed.
+    seed = "the render's own tests/fake_cupy.py, kept beside the template's, run beside it"
+    assert owned_test_names()["fake_cupy_seed"] == seed
 
 
 def test_refresh_names_lists_a_self_named_distribution_once_and_maps_every_other_import() -> None:
