@@ -29,7 +29,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-from refresh_names import own_names
+from refresh_names import own_names, owned_test_names, write
 from template_data import copier_documents, load_computed, own_prefixes, python_support
 
 # Build requirements run in an isolated build environment, never beside the package.
@@ -293,8 +293,10 @@ def _shipped_by(spec: str) -> list[str]:
 def test_stdlib_records_reach_every_python_a_render_supports_or_tests() -> None:
     preview = [py.rstrip("t") for py in load_computed("cuda_matrix")["preview_pythons"]]
     assert {*python_support().versions, *preview} <= set(_recorded_pythons())
-    for name, spec in load_computed("stdlib_modules").items():
-        assert _shipped_by(spec), name
+    modules = [name for names in load_computed("stdlib_modules").values() for name in names]
+    assert len(modules) == len(set(modules)), "a module is listed under two ranges"
+    for spec in load_computed("stdlib_modules"):
+        assert _shipped_by(spec), spec
 
 
 @pytest.mark.parametrize("version", _recorded_pythons())
@@ -309,8 +311,9 @@ def test_stdlib_entry_of_each_installed_python_is_its_stdlib_module_names(versio
     public = {name for name in run.stdout.split() if not name.startswith("_")}
     listed = {
         name
-        for name, spec in load_computed("stdlib_modules").items()
+        for spec, names in load_computed("stdlib_modules").items()
         if version in _shipped_by(spec)
+        for name in names
     }
     # CPython leaves its own test package out of sys.stdlib_module_names; the list refuses it.
     assert listed == public | {"test"}
@@ -318,6 +321,32 @@ def test_stdlib_entry_of_each_installed_python_is_its_stdlib_module_names(versio
 
 def test_keyword_list_is_pythons() -> None:
     assert sorted(load_computed("python_keywords")) == sorted(keyword.kwlist)
+
+
+def test_refresh_names_refuses_the_render_file_an_owned_helper_keeps_as_its_seed() -> None:
+    # tests/conftest.py keeps the render's tests/fake_cupy.py beside the owned one: fake_cupy_seed.
+    seed = "the render's own tests/fake_cupy.py, kept beside the template's, run beside it"
+    assert owned_test_names()["fake_cupy_seed"] == seed
+
+
+def test_refresh_names_lists_a_self_named_distribution_once_and_maps_every_other_import() -> None:
+    imports = {"numpy": {"numpy"}, "yaml": {"pyyaml"}, "attr": {"attrs"}, "attrs": {"attrs"}}
+    imports |= {"cupy": {"cupy-cuda12x", "cupy-cuda13x"}, "yes": {"yes"}}
+    dists = {"numpy", "pyyaml", "attrs", "cupy-cuda12x", "cupy-cuda13x", "yes", "cuda-toolkit"}
+    many = [f"package-number-{number:02}" for number in range(20)]  # a list wrapped on 100 columns
+    imports |= {name.replace("-", "_"): {name} for name in many}
+    text = write(imports, dists | set(many), {"tests": "its tests/ folder"})
+    assert max(len(line) for line in text.splitlines()) <= 100
+    written = yaml.safe_load(text)
+    assert written["self_named_dependencies"]["default"] == ["attrs", "numpy", *many, "yes"]
+    others = ["cuda-toolkit", "cupy-cuda12x", "cupy-cuda13x", "pyyaml"]
+    assert written["other_dependencies"]["default"] == others
+    cupy = "cupy-cuda12x and cupy-cuda13x"
+    assert written["shadowed_dependencies"]["default"] == {
+        "attr": "attrs",
+        "cupy": cupy,
+        "yaml": "pyyaml",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(RENDER_MATRIX))
@@ -341,7 +370,8 @@ def test_every_requirement_a_render_lists_is_a_known_dependency(render: Render, 
         ),
     ]
     names = {canonicalize_name(Requirement(req).name) for req in listed}
-    assert names - set(load_computed("dependency_distributions")) <= BUILD_ONLY
+    known = {*load_computed("self_named_dependencies"), *load_computed("other_dependencies")}
+    assert names - known <= BUILD_ONLY
 
 
 @pytest.mark.parametrize("name", sorted(RENDER_MATRIX))
