@@ -138,13 +138,8 @@ def make_fake_cupy(
     raises: BaseException | None = None,
     cuda_version: int = 13000,
 ) -> ModuleType:
-    """Build a fresh fake ``cupy`` module: the seed's (same arguments), extended.
-
-    ``cuda.runtime.getDeviceCount()`` returns ``device_count`` as given (a test may pass -1 or
-    None, as a broken runtime could), raises ``CUDARuntimeError(error_status)`` when that is
-    given, or raises ``raises``. ``runtimeGetVersion()`` says it is built for ``cuda_version``
-    (CUDA's 1000 * major + 10 * minor).
-    """
+    """Build a fresh fake ``cupy`` module: the seed's, whose docstring says what the arguments
+    mean, extended."""
     module = fake_cupy_seed.make_fake_cupy(device_count, error_status, raises, cuda_version)
     cuda = module.cuda
     seed_device: Any = cuda.Device
