@@ -138,8 +138,7 @@ def make_fake_cupy(
     raises: BaseException | None = None,
     cuda_version: int = 13000,
 ) -> ModuleType:
-    """Build a fresh fake ``cupy`` module: the seed's, whose docstring says what the arguments
-    mean, extended."""
+    """Build a fresh fake ``cupy``: the seed's (its docstring gives the arguments), extended."""
     module = fake_cupy_seed.make_fake_cupy(device_count, error_status, raises, cuda_version)
     cuda = module.cuda
     seed_device: Any = cuda.Device
