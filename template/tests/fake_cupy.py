@@ -17,9 +17,11 @@ CuPy does, so that a test passing here does not pass by luck:
   device ``i`` is current; ``cuda.Stream()`` one in which ``cuda.get_current_stream()`` is that
   stream (otherwise the legacy default stream: ``ptr`` 0, ``device_id`` -1).
 
+- ``__cuda_array_interface__`` (version 3, a host address; ``stream``: CuPy's current one, or 1
+  for the legacy default stream), which the kernels' argument checks read.
+
 It does not model compiled kernels (a test swaps the kernel for NumPy arithmetic and runs the rest
-of the GPU path for real), asynchrony, memory limits, peer access, the CUDA array interface or
-``cupy.random``. The template's own suite proves its GPU module on a fuller fake of the same name.
+of the GPU path for real), asynchrony, memory limits, peer access or ``cupy.random``. The template's own suite proves its GPU module on a fuller fake of the same name.
 """
 
 from __future__ import annotations
@@ -66,6 +68,18 @@ class FakeDeviceArray(NDArrayOperatorsMixin):
         self.device = device  # a cupy.cuda.Device
         # CuPy's memory pointer; the address is a host one, so nothing may dereference it.
         self.data = SimpleNamespace(ptr=host.ctypes.data, device_id=device.id)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        host = self._host
+        return {
+            "shape": host.shape,
+            "typestr": host.dtype.str,
+            "data": (host.ctypes.data, False),
+            "strides": None if host.flags.c_contiguous else host.strides,
+            "stream": self.device.current_stream().ptr or 1,
+            "version": 3,
+        }
 
     def get(self, stream: object = None) -> NDArray[Any]:
         """Copy to the host, like ``cupy.ndarray.get``."""
@@ -190,6 +204,10 @@ def make_fake_cupy(
 
         def __exit__(self, *exc_info: object) -> None:
             current.device = self._previous.pop()
+
+        @staticmethod
+        def current_stream() -> Stream:
+            return current.stream or null
 
     class Stream:
         """``cupy.cuda.Stream``: ``ptr`` 0 is the legacy default stream, which says device -1."""

@@ -10,7 +10,6 @@ docstring says what both model, and adds what the edges of the template's librar
   ``cupy.<function>`` on arrays of a device that is not current raise ValueError, as CuPy does
   between devices without peer access; ``.copy()`` copies onto the current device. Devices
   compare by id.
-- ``__cuda_array_interface__`` (its ``stream``: CuPy's current one), for code that reads it.
 - ``Stream.null``, ``Stream.use``, ``non_blocking`` and ``synchronize()`` (returns at once).
 - ``cupy.array``, ``cupy.asnumpy``, ``ndarray.adopt(host, device)`` (wraps without a copy), and
   an ``ndarray`` class of each module's own, so that a test may patch one fake's arrays alone.
@@ -85,23 +84,6 @@ class FakeDeviceArray(fake_cupy_seed.FakeDeviceArray):
     def device_id(self) -> int:
         """The id of the device this array lives on."""
         return int(self.device.id)
-
-    @property
-    def __cuda_array_interface__(self) -> dict[str, Any]:
-        """The CUDA array interface (version 3); the pointer is a host address.
-
-        ``stream`` is CuPy's current stream, as CuPy gives it: its pointer, or 1 for the legacy
-        default stream. A consumer that honours it makes the host wait for that stream.
-        """
-        host = self._host
-        return {
-            "shape": host.shape,
-            "typestr": host.dtype.str,
-            "data": (host.ctypes.data, False),
-            "strides": None if host.flags.c_contiguous else host.strides,
-            "stream": self._cuda.get_current_stream().ptr or 1,
-            "version": 3,
-        }
 
     def get(self, stream: object = None, order: Any = "C") -> NDArray[Any]:
         """Copy to the host, like ``cupy.ndarray.get``."""

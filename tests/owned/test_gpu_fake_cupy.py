@@ -138,8 +138,9 @@ def test_the_current_stream_is_the_default_until_another_is_entered(make: FakeCu
     assert fake.cuda.get_current_stream().ptr == 0
 
 
-def test_the_cuda_array_interface_describes_the_array() -> None:
-    fake = make_fake_cupy()
+def test_the_cuda_array_interface_describes_the_array(make: FakeCupyMaker) -> None:
+    # The kernels' argument checks read it for every device out= (numpy.shares_memory).
+    fake = make()
     interface = fake.zeros((2, 3), dtype=fake.float32).__cuda_array_interface__
     expected = ((2, 3), np.dtype(np.float32).str, 3)
     assert (interface["shape"], interface["typestr"], interface["version"]) == expected
@@ -151,8 +152,10 @@ def test_numpy_submodules_are_not_pretended(make: FakeCupyMaker) -> None:
         _ = fake.random
 
 
-def test_the_array_interface_names_cupys_current_stream_as_cupy_does() -> None:
-    fake = make_fake_cupy()
+def test_the_array_interface_names_cupys_current_stream_as_cupy_does(
+    make: FakeCupyMaker,
+) -> None:
+    fake = make()
     array = fake.asarray([1.0])
     assert array.__cuda_array_interface__["stream"] == 1  # the legacy default stream
     with fake.cuda.Stream() as stream:
