@@ -187,7 +187,11 @@ def test_the_simulator_session_without_ptx_tests_warns_naming_the_answer(
     # Not `pytest` with no paths, which would run every test of the project.
     assert session.calls == [
         ("run", "pytest", "-m", "cudasim"),
-        ("warn", "no tests/test_*_ptx.py: `copier update --data deep_checks=true` adds them"),
+        (
+            "warn",
+            "no tests/test_*_ptx.py: `uvx copier update --defaults --data deep_checks=true`"
+            " adds them",
+        ),
     ]
 
 

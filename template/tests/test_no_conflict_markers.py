@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 # Git's and Copier's markers: seven of the character at the start of a line, then a space or the
-# line's end (the pattern noxfile.py's template_update session looks for).
+# line's end, as `copier update` writes them.
 GREP = ["git", "grep", "-n", "-I", "-E", "^(<<<<<<<|>>>>>>>)( |$)"]
 
 

@@ -123,7 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_NO_READER
     try:
         # A report is worth more than its accents: on an ASCII-only console (PYTHONIOENCODING=ascii,
-        # the C locale) what it cannot show is escaped instead of failing the print.
+        # the C locale) what it cannot show is escaped instead of failing the print. It changes
+        # the process's stdout for good: main() is a program's entry point, not a library call.
         if isinstance(sys.stdout, io.TextIOWrapper):
             sys.stdout.reconfigure(errors="backslashreplace")
         print(text, flush=True)  # flushed here, so that a reader gone away is seen here

@@ -22,10 +22,6 @@ from .numba_cuda import _DEFAULT_STREAM, cuda, cupy_stream, launch
 # cupy_stream too: the dispatcher takes the launcher and its stream from one module.
 __all__ = ["cupy_stream", "launch_sum_of_squares", "reduction_blocks", "sm_count"]
 
-# Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
-# cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
-# Not functools.cache: threads that miss together would each get a dispatcher of their own, and
-# each compiles at its first launch. Building one is cheap: all of them get the first one kept.
 # Enough resident blocks to keep every multiprocessor busy while others wait on memory; more only
 # adds atomics.
 REDUCTION_BLOCKS_PER_SM = 4
@@ -41,6 +37,10 @@ def reduction_blocks(n: int, sms: int, threads: int = THREADS_PER_BLOCK) -> int:
     return min(blocks_for(n, threads), REDUCTION_BLOCKS_PER_SM * max(sms, 1))
 
 
+# Kernels that need a compile-time constant (a shared-array size, a typed literal) are built by a
+# cached factory: closure variables are constants to Numba, so each (size, dtype) compiles once.
+# Not functools.cache: threads that miss together would each get a dispatcher of their own, and
+# each compiles at its first launch. Building one is cheap: all of them get the first one kept.
 _SUM_OF_SQUARES: dict[tuple[int, np.dtype[Any]], Any] = {}
 
 
