@@ -16,12 +16,12 @@ CuPy does, so that a test passing here does not pass by luck:
   ``CUDARuntimeError`` (``status``: CUDA's error code); ``cuda.Device(i)`` is a block in which
   device ``i`` is current; ``cuda.Stream()`` one in which ``cuda.get_current_stream()`` is that
   stream (otherwise the legacy default stream: ``ptr`` 0, ``device_id`` -1).
-
 - ``__cuda_array_interface__`` (version 3, a host address; ``stream``: CuPy's current one, or 1
   for the legacy default stream), which the kernels' argument checks read.
 
 It does not model compiled kernels (a test swaps the kernel for NumPy arithmetic and runs the rest
-of the GPU path for real), asynchrony, memory limits, peer access or ``cupy.random``. The template's own suite proves its GPU module on a fuller fake of the same name.
+of the GPU path for real), asynchrony, memory limits, peer access or ``cupy.random``. The
+template's own suite proves its GPU module on a fuller fake of the same name.
 """
 
 from __future__ import annotations
