@@ -19,8 +19,8 @@ from conftest import ALL_OPTIONS, REPO_ROOT, Render
 # the libraries; it is not met yet. The ceilings below are the figures measured as the work
 # lands: they only come down.
 BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
-    "defaults": ({}, 6_203),
-    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 12_902),
+    "defaults": ({}, 5_353),
+    "all-options": ({**ALL_OPTIONS, "extension": "cuda-cpp"}, 12_117),
 }
 
 
