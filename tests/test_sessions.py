@@ -112,7 +112,7 @@ def test_simulator_session_runs_the_kernel_tests(project: Built) -> None:
     simulated, *compiled = summaries
     assert " failed" not in simulated
     if not deep:
-        assert "`copier update --data deep_checks=true` adds them" in result.stderr
+        assert "`uvx copier update --defaults --data deep_checks=true` adds them" in result.stderr
     for line in compiled:
         assert " failed" not in line
         assert " skipped" not in line  # numba-cuda and NVRTC are installed: nothing to skip
